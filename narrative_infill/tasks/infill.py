@@ -1,0 +1,87 @@
+"""Task definitions. Each task is the same pipeline with a different prompt template."""
+
+from __future__ import annotations
+
+import inspect
+
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
+
+from ..dataset import infill_dataset
+from ..prompts import PAPER
+from ..scorers import overlap
+from ..solvers import generate_infill, infill_prompt
+
+TEMPERATURE = 0.8  # paper §3.2
+TOP_P = 0.9
+
+
+def infill_task(
+    template: str,
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = 2.0,
+) -> Task:
+    """One narrative-infilling task; every argument is a ``-T`` option of the registered tasks.
+
+    Args:
+        template: prompt template (l0..l4, abductive, causal, cot, counterfactual).
+        data: ``hf`` (the published dataset), ``hf:REPO``, ``demo``, or a local CSV/JSONL/parquet path.
+        revision: hub revision (branch, tag or commit) of an ``hf`` source.
+        domain: keep these domains (wikipedia, rocstories, cnn_dailymail, sind; published names accepted).
+        n: keep these span lengths (1-3 sentences).
+        position: keep these blank positions (opening, middle, closing).
+        min_sentences: keep narratives with at least this many sentences.
+        max_sentences: keep narratives with at most this many sentences.
+        subset: ``10pct``, the authors' stratified robustness subset (seed 42).
+        variant: ``paper`` or a published-code variant (``code0``..``code3``; ``code`` for paradigms).
+        system_role: send the system text as a system message instead of leading the user turn.
+        unit: text of the ``{{unit}}`` slot (default: the record's ``unit`` column).
+        max_tokens: a fixed output cap instead of the per-sample one.
+        max_tokens_factor: per-sample cap as a multiple of the gold span's length.
+    """
+    return Task(
+        dataset=infill_dataset(data, revision, domain, n, position, min_sentences, max_sentences, subset),
+        solver=[
+            infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
+            generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor),
+        ],
+        scorer=overlap(),
+        config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
+        metadata={"template": template, "prompt_variant": variant, "system_role": system_role, "data": data},
+    )
+
+
+def _registered(template: str, summary: str):
+    """Register ``template`` as an Inspect task whose ``-T`` options are ``infill_task``'s."""
+
+    def create(**options) -> Task:
+        return infill_task(template, **options)
+
+    create.__name__ = create.__qualname__ = template
+    create.__doc__ = f"{summary}\n\n{infill_task.__doc__}"
+    create.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        list(inspect.signature(infill_task).parameters.values())[1:], return_annotation=Task
+    )
+    return task(name=template)(create)
+
+
+l0 = _registered("l0", "TELeR level 0 (very low specificity): the problem alone.")
+l1 = _registered("l1", "TELeR level 1 (low specificity): a one-line directive.")
+l2 = _registered("l2", "TELeR level 2 (moderate specificity): a paragraph of sub-tasks.")
+l3 = _registered("l3", "TELeR level 3 (high specificity): a bulleted list of sub-tasks.")
+l4 = _registered("l4", "TELeR level 4 (very high specificity): level 3 with few-shot examples.")
+abductive = _registered("abductive", "Abductive reasoning guidance: infer the most plausible explanation.")
+causal = _registered("causal", "Causal reasoning guidance: keep cause-and-effect relationships.")
+cot = _registered("cot", "Chain-of-thought guidance: reason step by step, then fill the blank.")
+counterfactual = _registered("counterfactual", "Counterfactual guidance: weigh alternative events.")
