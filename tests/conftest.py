@@ -1,0 +1,21 @@
+"""Shared fixtures: real benchmark rows from ../shared, and offline, per-test log directories."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from helpers import BENCHMARK_CSV
+
+
+@pytest.fixture(scope="session")
+def benchmark_rows() -> list[dict[str, str]]:
+    with BENCHMARK_CSV.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(autouse=True)
+def _offline_logs(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

