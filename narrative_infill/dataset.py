@@ -209,25 +209,14 @@ def to_sample(instance: Instance) -> Sample:
     )
 
 
-def infill_dataset(
-    data: str = "hf",
-    revision: str | None = None,
-    domain: str | list[str] | None = None,
-    n: int | list[int] | None = None,
-    position: str | list[str] | None = None,
-    min_sentences: int | None = None,
-    max_sentences: int | None = None,
-    subset: str | None = None,
-) -> MemoryDataset:
-    """The benchmark as an Inspect dataset, subset first (so it is the same set for every filter)."""
+def infill_dataset(data: str = "hf", revision: str | None = None, subset: str | None = None, **filters: Any) -> MemoryDataset:
+    """The benchmark as an Inspect dataset: subset first (the same set whatever the filters), then ``filters``."""
     loaded = load_benchmark(data, revision)
     instances = loaded.instances
     if subset:
         instances = stratified_subset(instances, subset)
-    instances = filter_instances(instances, domain, n, position, min_sentences, max_sentences)
+    instances = filter_instances(instances, **filters)
     if not instances:
-        raise DataSourceError(
-            f"{loaded.origin}: no instances left after filters (domain={domain!r}, n={n!r}, "
-            f"position={position!r}, sentences={min_sentences!r}..{max_sentences!r}, subset={subset!r})"
-        )
+        described = ", ".join(f"{k}={v!r}" for k, v in filters.items() if v is not None)
+        raise DataSourceError(f"{loaded.origin}: no instances left after filters ({described}; subset={subset!r})")
     return MemoryDataset([to_sample(i) for i in instances], name="narrative_infill", location=loaded.origin)

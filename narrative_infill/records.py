@@ -34,7 +34,6 @@ DOMAIN_ALIASES = {
     "sind": "sind",
     "vist": "sind",
 }
-DOMAINS = ("wikipedia", "rocstories", "cnn_dailymail", "sind")
 
 Position = Literal["opening", "middle", "closing"]
 POSITIONS: tuple[Position, ...] = ("opening", "middle", "closing")

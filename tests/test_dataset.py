@@ -210,3 +210,10 @@ def test_samples_carry_problem_gold_and_metadata():
     sample = dataset[0]
     assert "______" in sample.input and sample.target
     assert sample.metadata["n"] == 1 and sample.metadata["position"] in {"opening", "middle", "closing"}
+
+
+def test_task_metadata_counts_the_quirks_of_its_samples():
+    from narrative_infill.tasks import infill_task
+
+    assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_quirks"] == {"gold_does_not_reproduce_source": 2}
+    assert infill_task("l2", data=str(BENCHMARK_CSV), domain="roc").metadata["data_quirks"] == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -50,15 +51,26 @@ def infill_task(
         max_tokens: a fixed output cap instead of the per-sample one.
         max_tokens_factor: per-sample cap as a multiple of the gold span's length.
     """
+    dataset = infill_dataset(
+        data, revision, subset,
+        domain=domain, n=n, position=position, min_sentences=min_sentences, max_sentences=max_sentences,
+    )
+    quirks = Counter(quirk for sample in dataset for quirk in sample.metadata["quirks"])
     return Task(
-        dataset=infill_dataset(data, revision, domain, n, position, min_sentences, max_sentences, subset),
+        dataset=dataset,
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
             generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor),
         ],
         scorer=overlap(),
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
-        metadata={"template": template, "prompt_variant": variant, "system_role": system_role, "data": data},
+        metadata={
+            "template": template,
+            "prompt_variant": variant,
+            "system_role": system_role,
+            "data": data,
+            "data_quirks": dict(quirks),
+        },
     )
 
 
