@@ -217,3 +217,11 @@ def test_task_metadata_counts_the_quirks_of_its_samples():
 
     assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_quirks"] == {"gold_does_not_reproduce_source": 2}
     assert infill_task("l2", data=str(BENCHMARK_CSV), domain="roc").metadata["data_quirks"] == {}
+
+
+def test_a_changed_file_is_read_again(tmp_path):
+    path = tmp_path / "grow.jsonl"
+    write_jsonl(path, [GOOD])
+    assert len(load_benchmark(str(path)).instances) == 1
+    write_jsonl(path, [GOOD, {**GOOD, "ref_id": 9}])
+    assert len(load_benchmark(str(path)).instances) == 2
