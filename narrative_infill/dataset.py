@@ -119,7 +119,8 @@ def load_benchmark(data: str = "hf", revision: str | None = None) -> LoadedBench
     benchmark's sentences once, not nine times. A local file is re-read when it changes.
     """
     path = Path(data).expanduser()
-    stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
+    stat = path.stat() if path.is_file() else None
+    stamp = (stat.st_mtime_ns, stat.st_size) if stat else None
     loaded = _load_benchmark(data, revision, stamp)
     if loaded.quirks:
         logger.warning(loaded.quirk_summary())

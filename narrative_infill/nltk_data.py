@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import cache
 from pathlib import Path
 
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
@@ -62,8 +63,12 @@ def materialise_punkt(data_dir: Path | None = None) -> Path:
     return target
 
 
+@cache
 def ensure_punkt() -> None:
-    """Make stock ``nltk.sent_tokenize`` usable, materialising punkt_tab if NLTK cannot find it."""
+    """Make stock ``nltk.sent_tokenize`` usable, materialising punkt_tab if NLTK cannot find it.
+
+    Checked once per process: it runs before every prose narrative is split.
+    """
     import nltk
 
     try:
