@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?=\s|$)")
 
 #: A context sentence counts as restated when the response repeats at least this share of
 #: its words, in order, in runs of two or more words.
-MIN_SENTENCE_COVERAGE = 0.8
+MIN_SENTENCE_COVERAGE = 0.75
 #: A short run glued to the context on both sides (", but", ", which led to him being")
 #: merges two context sentences instead of filling the blank.
 MAX_MERGE_WORDS = 6
@@ -82,7 +82,16 @@ def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[
     sentence_sizes: dict[int, int] = {}
     for sentence in context.sentence:
         sentence_sizes[sentence] = sentence_sizes.get(sentence, 0) + 1
-    restated = {s for s, count in matched_per_sentence.items() if count >= MIN_SENTENCE_COVERAGE * sentence_sizes[s]}
+    positions_per_sentence: dict[int, list[int]] = {}
+    for i, j in blocks:
+        positions_per_sentence.setdefault(context.sentence[j], []).append(i)
+    restated = {
+        s
+        for s, count in matched_per_sentence.items()
+        if count >= MIN_SENTENCE_COVERAGE * sentence_sizes[s]
+        # its words must be repeated together, not picked from all over the response
+        and max(positions_per_sentence[s]) - min(positions_per_sentence[s]) < 1.5 * sentence_sizes[s] + 3
+    }
     pairs = sorted((i, j) for i, j in blocks if context.sentence[j] in restated)
     return {i for i, _ in pairs}, (pairs[0][1] if pairs else None), context.sentence[-1] in restated
 
@@ -168,7 +177,7 @@ def recover_infill(response: str, problem: str) -> Restatement:
             same_context = before_side == after_side
             if same_context or last - first + 1 <= MAX_MERGE_WORDS:
                 continue  # an edit inside a context sentence, or a merge of two of them
-        if after_side is None and glued_left:
+        if after_side is None and glued_left and before_side == "right":
             start = _drop_glued_start(response, start, end)
         if before_side is None and glued_right and left_covered:
             end = _drop_glued_end(response, start, end)
@@ -189,8 +198,13 @@ def _context_edges_only(response: str, words: _Words, right_covered: set[int], s
     start, end = 0, len(response)
     last = len(words.norm) - 1
     closing = last
-    while closing >= 0 and closing not in right_covered and _glued(response, words.spans[closing - 1][1], words.spans[closing][0]):
-        closing -= 1  # a fragment glued to the end of the restated ending belongs to it
+    while (
+        closing > 0
+        and last - closing < MAX_MERGE_WORDS
+        and closing not in right_covered
+        and _glued(response, words.spans[closing - 1][1], words.spans[closing][0])
+    ):
+        closing -= 1  # a short fragment glued to the restated ending ("... at my reaction.") belongs to it
     if story_end_restated and closing > 0 and closing in right_covered:
         first = closing
         while first - 1 in right_covered:
