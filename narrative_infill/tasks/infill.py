@@ -10,7 +10,7 @@ from inspect_ai.model import GenerateConfig
 
 from ..dataset import infill_dataset
 from ..prompts import PAPER
-from ..scorers import overlap
+from ..scorers import metrics
 from ..solvers import generate_infill, infill_prompt
 
 TEMPERATURE = 0.8  # paper §3.2
@@ -32,6 +32,7 @@ def infill_task(
     unit: str | None = None,
     max_tokens: int | None = None,
     max_tokens_factor: float = 2.0,
+    backbone: str = "auto",
 ) -> Task:
     """One narrative-infilling task; every argument is a ``-T`` option of the registered tasks.
 
@@ -50,6 +51,8 @@ def infill_task(
         unit: text of the ``{{unit}}`` slot (default: the record's ``unit`` column).
         max_tokens: a fixed output cap instead of the per-sample one.
         max_tokens_factor: per-sample cap as a multiple of the gold span's length.
+        backbone: embedding backbones of BERTScore and Sem-F1: ``auto`` (the paper's when
+            available, else the packaged MiniLM with a warning), ``paper`` or ``minilm``.
     """
     dataset = infill_dataset(
         data, revision, subset,
@@ -62,7 +65,7 @@ def infill_task(
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
             generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor),
         ],
-        scorer=overlap(),
+        scorer=metrics(backbone=backbone),
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
         metadata={
             "template": template,

@@ -1,0 +1,86 @@
+"""The paper's five automatic metrics and their mean (AtAvg), scored in batches.
+
+``score_pairs`` is the one place a batch of (prediction, reference) pairs is scored; the
+Inspect scorer (``narrative_infill.scorers.automatic``) feeds it the extracted answers of
+the samples being scored concurrently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .embedding import Backbones, BackboneUnavailable, bertscore_f1, resolve_backbones, semf1
+from .lexical import chrf, lexical_signature, meteor, rouge1_f1
+
+METRIC_NAMES = ("bertscore", "rouge1", "meteor", "chrf", "semf1")
+ATAVG = "atavg"
+
+__all__ = [
+    "ATAVG", "METRIC_NAMES", "BackboneUnavailable", "Backbones", "PairScores",
+    "metrics_signature", "resolve_backbones", "score_pairs", "sentences",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PairScores:
+    values: dict[str, float]
+    #: why a metric is 0 by definition rather than measured (empty answer, no sentences)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences as the authors' Sem-F1 split them: NLTK ``sent_tokenize``."""
+    from nltk import sent_tokenize
+
+    from ..nltk_data import ensure_punkt
+
+    ensure_punkt()
+    return [s for s in sent_tokenize(text) if s.strip()]
+
+
+def metrics_signature(backbones: Backbones) -> str:
+    """Everything that decides the numbers; two runs are comparable only if these match."""
+    return f"{backbones.signature()} | {lexical_signature()}"
+
+
+def score_pairs(
+    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64
+) -> list[PairScores]:
+    """All five metrics and AtAvg for each pair; model-based metrics run once per batch.
+
+    An empty prediction scores 0 on every metric (BERTScore's own convention for an empty
+    candidate), with the reason recorded; a non-finite value is an error, never averaged.
+    """
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions for {len(references)} references")
+    predictions = [p.strip() for p in predictions]
+    references = [r.strip() for r in references]
+    filled = [i for i, p in enumerate(predictions) if p]
+    bert = dict(zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], backbones, batch_size)))
+    pred_sentences = [sentences(predictions[i]) for i in filled]
+    semantic = dict(
+        zip(filled, semf1(pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size))
+    )
+    no_sentences = {i for i, s in zip(filled, pred_sentences) if not s}
+
+    results = []
+    for i, (prediction, reference) in enumerate(zip(predictions, references)):
+        if not prediction:
+            values = dict.fromkeys(METRIC_NAMES, 0.0)
+            reasons = dict.fromkeys(METRIC_NAMES, "empty answer")
+        else:
+            values = {
+                "bertscore": bert[i],
+                "rouge1": rouge1_f1(prediction, reference),
+                "meteor": meteor(prediction, reference),
+                "chrf": chrf(prediction, reference),
+                "semf1": semantic[i],
+            }
+            reasons = {"semf1": "no sentences in the answer"} if i in no_sentences else {}
+        bad = [name for name, value in values.items() if not math.isfinite(value)]
+        if bad:
+            raise ValueError(f"non-finite {bad} for prediction {prediction[:80]!r}: refusing to average it into AtAvg")
+        values[ATAVG] = sum(values[name] for name in METRIC_NAMES) / len(METRIC_NAMES)
+        results.append(PairScores(values, reasons))
+    return results

