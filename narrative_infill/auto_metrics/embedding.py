@@ -212,21 +212,18 @@ def semf1(
     """
     import numpy as np
 
-    flat = [s for sentences in predictions for s in sentences] + [s for sentences in references for s in sentences]
-    if not flat:
+    # Each distinct sentence is embedded once (a gold span recurs across models and epochs).
+    unique = list(dict.fromkeys(s for group in (*predictions, *references) for s in group))
+    if not unique:
         return [0.0] * len(predictions)
     vectors = _sentence_model(backbones.semf1_model).encode(
-        flat, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        unique, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
     )
-    offset, scores = 0, []
-    pred_vectors, ref_vectors = [], []
-    for sentences in predictions:
-        pred_vectors.append(vectors[offset: offset + len(sentences)])
-        offset += len(sentences)
-    for sentences in references:
-        ref_vectors.append(vectors[offset: offset + len(sentences)])
-        offset += len(sentences)
-    for pred, ref in zip(pred_vectors, ref_vectors):
+    row = {sentence: i for i, sentence in enumerate(unique)}
+    scores = []
+    for pred_sentences, ref_sentences in zip(predictions, references):
+        pred = vectors[[row[s] for s in pred_sentences]]
+        ref = vectors[[row[s] for s in ref_sentences]]
         if len(pred) == 0 or len(ref) == 0:
             scores.append(0.0)
             continue

@@ -10,6 +10,9 @@ from inspect_ai.solver import TaskState
 from ..extraction import extract_answer
 
 _KEYS = ("bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg")
+#: Pairs scored per flush of the queue. Larger than a model batch: texts are sorted by length
+#: across the whole flush before being cut into model batches, so less padding is computed.
+PAIRS_PER_FLUSH = 1024
 
 
 @cache
@@ -27,7 +30,7 @@ def _batcher(backbone: str, bertscore_model: str | None, bertscore_layer: int | 
             signature_holder.append(metrics_signature(backbones))
         return [(result, signature_holder[0]) for result in results]
 
-    return DynamicBatcher(score_batch, max_batch=batch_size)
+    return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH)
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
