@@ -1,5 +1,5 @@
 """Inspect registry entry point: importing this registers the tasks, solvers and scorers."""
 
-from .scorers import metrics  # noqa: F401
+from .scorers import judge, metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401
 from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4  # noqa: F401

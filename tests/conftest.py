@@ -17,5 +17,6 @@ def benchmark_rows() -> list[dict[str, str]]:
 @pytest.fixture(autouse=True)
 def _offline_logs(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "model-cache"))  # judge calls are cached
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

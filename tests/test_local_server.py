@@ -70,6 +70,37 @@ def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
 
 
 @pytest.mark.local_server
+def test_local_model_as_grader_reports_its_failure_rate(monkeypatch, tmp_path):
+    with LocalModelServer(port=free_port()) as server:
+        for name, value in server.environment().items():
+            monkeypatch.setenv(name, value)
+        [log] = eval(
+            "narrative_infill/l2",
+            model="llama-cpp-python/smollm2",
+            model_roles={"grader": "llama-cpp-python/smollm2"},
+            task_args={"data": "demo"},
+            limit=4,
+            max_retries=2,
+            timeout=120,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert log.status == "success", log.error
+    failed = []
+    for sample in log.samples:
+        verdict = sample.scores["judge"]
+        failed.append(verdict.value["grader_failed"])
+        assert verdict.metadata["grader_tokens"]["total"] > 0
+        judgement = verdict.metadata["judges"]["grader"]
+        assert ("failed" in judgement) == (verdict.value["grader_failed"] == 1.0)
+        if "failed" not in judgement:
+            assert 1 <= verdict.value["qavg"] <= 5
+    [rate] = [s.metrics["mean"].value for s in log.results.scores if s.scorer == "judge" and s.name == "grader_failed"]
+    assert rate == sum(failed) / len(failed)
+    print(f"SmolLM2 grader failure rate: {rate:.2f} over {len(failed)} samples")
+
+
+@pytest.mark.local_server
 def test_serve_command_runs_a_command_against_the_server_then_stops_it():
     port = free_port()
     probe = (

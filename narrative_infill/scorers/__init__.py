@@ -1,5 +1,6 @@
 """Scorers. Each scores the extracted answer (``Score.answer``) against the gold span."""
 
 from .automatic import metrics
+from .judge import judge
 
-__all__ = ["metrics"]
+__all__ = ["judge", "metrics"]

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import inspect
+import logging
 from collections import Counter
 
 from inspect_ai import Task, task
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import GenerateConfig, model_roles
 
 from ..dataset import infill_dataset
 from ..prompts import PAPER
+from ..scorers import judge as judge_scorer
 from ..scorers import metrics
+from ..scorers.judge import NOT_RUN_HINT
 from ..solvers import generate_infill, infill_prompt
+
+logger = logging.getLogger(__name__)
 
 TEMPERATURE = 0.8  # paper §3.2
 TOP_P = 0.9
@@ -33,6 +38,10 @@ def infill_task(
     max_tokens: int | None = None,
     max_tokens_factor: float = 2.0,
     backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = "paper",
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
 ) -> Task:
     """One narrative-infilling task; every argument is a ``-T`` option of the registered tasks.
 
@@ -53,19 +62,30 @@ def infill_task(
         max_tokens_factor: per-sample cap as a multiple of the gold span's length.
         backbone: embedding backbones of BERTScore and Sem-F1: ``auto`` (the paper's when
             available, else the packaged MiniLM with a warning), ``paper`` or ``minilm``.
+        judge: run the LLM judge; by default it runs when a ``grader`` model role is bound.
+        judge_variant: judge prompt, ``paper`` or ``authors``.
+        judge_roles: model role(s) whose models judge; several make a panel.
+        grader_model: a grader to use when no ``grader`` role is bound (implies ``judge``).
     """
     dataset = infill_dataset(
         data, revision, subset,
         domain=domain, n=n, position=position, min_sentences=min_sentences, max_sentences=max_sentences,
     )
     quirks = Counter(quirk for sample in dataset for quirk in sample.metadata["quirks"])
+    roles = [judge_roles] if isinstance(judge_roles, str) else list(judge_roles)
+    run_judge = judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
+    scorers = [metrics(backbone=backbone)]
+    if run_judge:
+        scorers.append(judge_scorer(variant=judge_variant, roles=roles, grader_model=grader_model))
+    else:
+        logger.warning("LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT)
     return Task(
         dataset=dataset,
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
             generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor),
         ],
-        scorer=metrics(backbone=backbone),
+        scorer=scorers,
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
         metadata={
             "template": template,
@@ -73,6 +93,7 @@ def infill_task(
             "system_role": system_role,
             "data": data,
             "data_quirks": dict(quirks),
+            "judge": f"{judge_variant} prompt" if run_judge else f"not run (no grader role bound); add it with: {NOT_RUN_HINT}",
         },
     )
 

@@ -1,0 +1,249 @@
+"""The paper's LLM judge as an Inspect scorer: ``narrative_infill/judge``.
+
+The grader is Inspect's ``grader`` model role (``--model-role grader=openai/gpt-4.1-mini``,
+the paper's judge), called at temperature 0. Several roles (or a role bound to several
+models) form a panel: each judge's scores are kept per sample, QAvg is reported per judge
+and averaged. A reply without five valid scores is retried (with a note of what was wrong);
+when the retries are spent, that judgement is unscored, never a number: its dimensions are
+NaN (left out of every mean), ``grader_failed`` counts it, and the raw replies are in the
+metadata. (``Score.unscored()`` would set the whole value to NaN, which hides the failure
+from every metric, the failure rate included.)
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import fmean
+
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.model import model_roles as bound_model_roles
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import concurrency
+
+from ..extraction import extract_answer
+from ..judging import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
+
+NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
+
+
+class GraderNotBound(RuntimeError):
+    """No grader model: the judge never falls back to the model under test."""
+
+
+@metric
+def share_above(threshold: float = 4.0, inclusive: bool = False) -> Metric:
+    """Share of samples whose value is above ``threshold`` (the paper's High%: QAvg > 4)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [s.score.as_float() for s in scores]
+        return fmean(v >= threshold if inclusive else v > threshold for v in values) if values else float("nan")
+
+    return compute
+
+
+@metric
+def share_below(threshold: float = 2.0) -> Metric:
+    """Share of samples whose value is below ``threshold`` (the paper's Low%: QAvg < 2)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [s.score.as_float() for s in scores]
+        return fmean(v < threshold for v in values) if values else float("nan")
+
+    return compute
+
+
+def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model]]:
+    """(name, model) of every judge: each model bound to each role, else the explicit default."""
+    bound = bound_model_roles()
+    judges: list[tuple[str, Model]] = []
+    for role in roles:
+        models = bound.get(role)
+        if models is None:
+            continue
+        models = models if isinstance(models, list) else [models]
+        for index, model in enumerate(models):
+            judges.append((role if len(models) == 1 else f"{role}{index + 1}", model))
+    if not judges and grader_model:
+        judges.append(("grader", get_model(grader_model)))
+    if not judges:
+        raise GraderNotBound(
+            f"the judge needs a grader model and none of the roles {roles} is bound. Add "
+            "--model-role grader=openai/gpt-4.1-mini (the paper's judge), or pass grader_model=...; "
+            "the model under test never grades itself."
+        )
+    return judges
+
+
+def _expected_scores(output: ModelOutput, text: str, offsets: dict[str, int]) -> dict[str, float] | None:
+    """G-Eval style: the probability-weighted score of each dimension from the top logprobs
+    of the token that carries its digit; None when the grader returned no logprobs."""
+    choice = output.choices[0] if output.choices else None
+    if choice is None or choice.logprobs is None:
+        return None
+    position, by_offset = 0, {}
+    for token in choice.logprobs.content:
+        start = text.find(token.token, position) if token.token else -1
+        if start < 0:
+            continue
+        for offset in range(start, start + len(token.token)):
+            by_offset.setdefault(offset, token)
+        position = start + len(token.token)
+    expected = {}
+    for dimension, offset in offsets.items():
+        token = by_offset.get(offset)
+        if token is None or not token.top_logprobs:
+            return None
+        weights = {}
+        for candidate in token.top_logprobs:
+            digit = candidate.token.strip()
+            if digit in {"1", "2", "3", "4", "5"}:
+                weights[int(digit)] = weights.get(int(digit), 0.0) + math.exp(candidate.logprob)
+        total = sum(weights.values())
+        if total <= 0:
+            return None
+        expected[dimension] = sum(score * weight for score, weight in weights.items()) / total
+    return expected
+
+
+def _messages(system: str, user: str, system_role: bool) -> list:
+    if system_role:
+        return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+    return [ChatMessageUser(content=f"{system}\n\n{user}")]  # for graders whose template has no system role
+
+
+async def _judge_once(
+    model: Model, system: str, user: str, retries: int, config: GenerateConfig, cache: bool, weighted: bool,
+    system_role: bool,
+) -> dict:
+    """One judge's verdict on one sample: scores, or the failure and every raw reply."""
+    messages = _messages(system, user, system_role)
+    replies: list[str] = []
+    tokens = {"input": 0, "output": 0, "total": 0}
+    problem = "no reply"
+    for attempt in range(retries + 1):
+        try:
+            # Retries bypass the cache: a retry must ask the grader again.
+            output = await model.generate(messages, config=config, cache=cache and attempt == 0)
+        except Exception as err:  # a grader error is a failed attempt, not a crash of the eval
+            problem = f"grader error: {type(err).__name__}: {err}"
+            replies.append(problem)
+            continue
+        if output.usage:
+            tokens["input"] += output.usage.input_tokens
+            tokens["output"] += output.usage.output_tokens
+            tokens["total"] += output.usage.total_tokens
+        text = output.completion
+        replies.append(text)
+        try:
+            judgement = parse_judgement(text)
+        except JudgementError as err:
+            problem = str(err)
+            # Say what was wrong; the changed input also keeps a cached bad reply from coming back.
+            messages = _messages(system, (
+                f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON "
+                "object holding all five integer scores from 1 to 5."
+            ), system_role)
+            continue
+        scores: dict[str, float] = dict(judgement.scores)
+        verdict = {"scores": judgement.scores, "attempts": attempt + 1, "tokens": tokens, "raw": replies}
+        if weighted:
+            expected = _expected_scores(output, text, judgement.offsets)
+            if expected is None:
+                verdict["probability_weighting"] = "unavailable: the grader returned no usable top logprobs"
+            else:
+                scores = expected
+                verdict["expected_scores"] = expected
+        verdict["values"] = scores
+        return verdict
+    return {"failed": problem, "attempts": retries + 1, "tokens": tokens, "raw": replies}
+
+
+_PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
+
+
+@scorer(
+    metrics={
+        **_PER_DIMENSION,
+        "qavg": [mean(), stderr(), share_above(4.0), share_below(2.0)],
+        "qavg_*": [mean()],
+        "grader_failed": [mean()],
+    }
+)
+def judge(
+    variant: str = "paper",
+    roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    retries: int = 2,
+    temperature: float = 0.0,
+    probability_weighted: bool = False,
+    top_logprobs: int = 5,
+    max_concurrent: int = 16,
+    cache: bool = True,
+    system_role: bool = True,
+) -> Scorer:
+    """Fluency, Context Faithfulness, Bidirectional Coherence, Narrative Consistency and
+    Informativeness (1-5) of the extracted infill, and their mean QAvg.
+
+    Args:
+      variant: "paper" (the authors' prompt with its penalties sent, the paper's dimension
+        definitions, the blank as written in the story) or "authors" (as their code sent it).
+      roles: model role(s) whose models judge; several make a panel.
+      grader_model: a model used when no role is bound (an explicit default).
+      retries: extra grader calls after a reply without five valid scores.
+      temperature: grader temperature (the paper: 0).
+      probability_weighted: report each dimension's expected score from the grader's top
+        logprobs (G-Eval) instead of the sampled integer.
+      top_logprobs: logprobs requested per token when probability_weighted.
+      max_concurrent: grader calls in flight at once, across samples.
+      cache: use Inspect's model cache, so judging identical inputs again costs nothing.
+      system_role: send the judge instructions as a system message (False folds them into
+        the user turn, for graders whose chat template rejects a system role).
+
+    Metrics: per-dimension mean and stderr; QAvg mean, stderr, High% (`share_above`, QAvg
+    above 4; the authors' scripts used >= 4: rescore with a different metric if needed) and
+    Low% (`share_below`, QAvg below 2); `qavg_<judge>` per panel member; `grader_failed`,
+    the share of judgements the grader failed.
+    """
+    prompt = judge_prompt(variant)
+    role_list = [roles] if isinstance(roles, str) else list(roles)
+    config = GenerateConfig(temperature=temperature)
+    if probability_weighted:
+        config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
+
+    async def score(state: TaskState, target: Target) -> Score:
+        judges = _judges(role_list, grader_model)
+        extraction = extract_answer(state.output.completion, state.input_text, state.metadata.get("n"))
+        user = prompt.user(state.input_text, extraction.text)
+        verdicts = {}
+        for name, model in judges:
+            async with concurrency("narrative_infill_judge", max_concurrent):
+                verdicts[name] = await _judge_once(
+                    model, prompt.system, user, retries, config, cache, probability_weighted, system_role
+                )
+            verdicts[name]["model"] = str(model)
+        value: dict[str, float] = {}
+        judged = [v for v in verdicts.values() if "values" in v]
+        for dimension in DIMENSIONS:
+            value[dimension] = fmean(v["values"][dimension] for v in judged) if judged else math.nan
+        value["qavg"] = fmean(value[d] for d in DIMENSIONS) if judged else math.nan
+        if len(judges) > 1:
+            for name, verdict in verdicts.items():
+                value[f"qavg_{name}"] = fmean(verdict["values"].values()) if "values" in verdict else math.nan
+        value["grader_failed"] = sum("failed" in v for v in verdicts.values()) / len(verdicts)
+        tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
+        failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
+        return Score(
+            value=value,
+            answer=extraction.text,
+            reason="grader_failed" if len(failures) == len(verdicts) else None,
+            explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
+            metadata={
+                "judge_variant": variant,
+                "judges": verdicts,
+                "grader_tokens": tokens,
+                "extraction_status": extraction.status.value,
+            },
+        )
+
+    return score

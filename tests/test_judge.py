@@ -1,0 +1,175 @@
+"""The LLM judge with mockllm graders: parsing, retries, failures, panels, weighting, prompts."""
+
+import math
+
+import pytest
+import yaml
+from inspect_ai import eval, score
+from inspect_ai.model import Logprob, Logprobs, TopLogprob, get_model
+
+from narrative_infill.judging import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
+from narrative_infill.scorers import judge
+from narrative_infill.tasks import infill_task
+
+from helpers import REFERENCE_MD, mock_model, mock_output
+
+VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
+
+
+def grader(*replies, name="model"):
+    """A mockllm grader answering with ``replies`` in turn (an Exception instance is raised)."""
+    queue = list(replies)
+    calls = []
+
+    def outputs(messages, tools, tool_choice, config):
+        calls.append(messages)
+        reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(reply, Exception):
+            raise reply
+        return mock_output(reply)
+
+    model = get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
+    return model, calls
+
+
+def run(roles, answer="<ANSWER>They laughed together.</ANSWER>", **task_options):
+    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True, **task_options)
+    [log] = eval(task, model=mock_model(lambda m, c: answer), model_roles=roles, display="none", limit=1)
+    assert log.status == "success", log.error
+    return log, log.samples[0].scores["judge"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        VALID,
+        f"```json\n{VALID}\n```",
+        f"Here is my evaluation of the infill.\n{VALID}\nThe candidate is decent.",
+        '{"fluency": "4", "Context Faithfulness": 3, "coherence": 4.0, "Narrative Consistency": 5, "informativeness": {"score": 3, "reason": "ok"}}',
+    ],
+)
+def test_valid_replies_in_many_shapes_parse(reply):
+    assert parse_judgement(reply).scores == dict(zip(DIMENSIONS, (4, 3, 4, 5, 3)))
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ('{"Fluency": 4, "Context_Faithfulness": 3}', "missing dimension"),
+        (VALID.replace('"Fluency": 4', '"Fluency": 7'), "fluency must be an integer from 1 to 5"),
+        (VALID.replace('"Fluency": 4', '"Fluency": 3.5'), "fluency must be an integer"),
+        ("I'm sorry, I can't evaluate this story.", "no scores found"),
+        ('{"Fluency": 1-5, "Context_Faithfulness": 1-5}', "no scores found"),
+    ],
+)
+def test_invalid_replies_say_what_is_wrong(reply, problem):
+    with pytest.raises(JudgementError, match=problem):
+        parse_judgement(reply)
+
+
+def test_valid_judgement_gives_dimensions_qavg_and_tokens():
+    model, calls = grader(VALID)
+    log, result = run({"grader": model})
+    assert result.value == {**dict(zip(DIMENSIONS, (4, 3, 4, 5, 3))), "qavg": 3.8, "grader_failed": 0.0}
+    assert result.metadata["judges"]["grader"]["attempts"] == 1 and result.metadata["grader_tokens"]["total"] > 0
+    system, user = calls[0]
+    assert system.role == "system" and "Apply these penalties BEFORE final scoring" in system.text
+    assert "They laughed together." in user.text and 'Insert the candidate into "______"' in user.text
+    metrics = {s.name: s.metrics for s in log.results.scores if s.scorer == "judge"}
+    assert metrics["qavg"]["narrative_infill/share_above"].value == 0.0 and metrics["grader_failed"]["mean"].value == 0.0
+
+
+def test_retry_then_success_tells_the_grader_what_was_wrong():
+    model, calls = grader('{"Fluency": 4}', VALID)
+    _, result = run({"grader": model})
+    assert result.value["qavg"] == 3.8 and result.metadata["judges"]["grader"]["attempts"] == 2
+    assert "could not be used (missing dimension(s)" in calls[1][-1].text
+
+
+@pytest.mark.parametrize("bad", ["I cannot grade this.", '{"Fluency": 9, "Context_Faithfulness": 3}', RuntimeError("grader down")])
+def test_retries_spent_leave_the_sample_unscored_not_zero(bad):
+    model, calls = grader(bad)
+    log, result = run({"grader": model})
+    assert len(calls) == 3  # the first call and two retries
+    assert all(math.isnan(result.value[d]) for d in (*DIMENSIONS, "qavg")) and result.value["grader_failed"] == 1.0
+    assert result.reason == "grader_failed" and len(result.metadata["judges"]["grader"]["raw"]) == 3
+    scores = {s.name: s for s in log.results.scores if s.scorer == "judge"}
+    assert scores["qavg"].unscored_samples == 1 and scores["grader_failed"].metrics["mean"].value == 1.0
+
+
+def test_empty_extraction_is_judged_as_an_empty_infill():
+    model, calls = grader(VALID.replace('"Informativeness": 3', '"Informativeness": 1'))
+    _, result = run({"grader": model}, answer="<think>never finished")
+    assert result.answer == "" and result.value["informativeness"] == 1
+    assert "[empty: the candidate wrote nothing]" in calls[0][-1].text
+
+
+def test_panel_keeps_each_judge_and_averages():
+    first, _ = grader(VALID, name="judge-a")
+    second, _ = grader(VALID.replace('"Fluency": 4', '"Fluency": 2'), name="judge-b")
+    log, result = run({"grader": first, "grader2": second}, judge_roles=["grader", "grader2"])
+    assert result.value["qavg_grader"] == 3.8 and result.value["qavg_grader2"] == pytest.approx(3.4)
+    assert result.value["fluency"] == 3.0 and result.value["qavg"] == pytest.approx(3.6)
+    assert {"qavg_grader", "qavg_grader2"} <= {s.name for s in log.results.scores}
+
+
+def test_without_a_grader_the_judge_is_not_run_and_says_how_to_add_it():
+    task = infill_task("l2", data="demo", domain="sind", n=1)
+    assert [s for s in task.scorer if "judge" in str(s)] == [] and "inspect score LOG --scorer narrative_infill/judge" in task.metadata["judge"]
+    [log] = eval(task, model=mock_model(lambda m, c: "x"), display="none", limit=1)
+    assert "judge" not in log.samples[0].scores and log.status == "success"
+
+
+def test_forced_judge_without_grader_fails_clearly_instead_of_grading_with_the_model_under_test():
+    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True)
+    [log] = eval(task, model=mock_model(lambda m, c: VALID), display="none", limit=1, fail_on_error=False)
+    assert "the model under test never grades itself" in str(log.samples[0].error or log.error)
+
+
+def test_rescoring_a_log_with_the_judge_later():
+    [log] = eval(infill_task("l2", data="demo", domain="sind", n=1), model=mock_model(lambda m, c: "They laughed."), display="none", limit=1)
+    model, _ = grader(VALID)
+    rescored = score(log, judge(), model_roles={"grader": model}, action="append")
+    assert rescored.samples[0].scores["judge"].value["qavg"] == 3.8
+
+
+def test_probability_weighted_scores_from_top_logprobs():
+    # Every digit token of the reply carries top logprobs: itself 0.75, "1" 0.25.
+    tokens = [
+        Logprob(token=ch, logprob=0.0, top_logprobs=[TopLogprob(token=ch, logprob=math.log(0.75)),
+                                                     TopLogprob(token="1", logprob=math.log(0.25))] if ch.isdigit() else [])
+        for ch in VALID
+    ]  # fmt: skip
+
+    def outputs(messages, tools, tool_choice, config):
+        assert config.logprobs and config.top_logprobs == 5
+        output = mock_output(VALID)
+        output.choices[0].logprobs = Logprobs(content=tokens)
+        return output
+
+    [log] = eval(infill_task("l2", data="demo", domain="sind", n=1), model=mock_model(lambda m, c: "x"), display="none", limit=1)
+    weighted_grader = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+    rescored = score(log, judge(probability_weighted=True), model_roles={"grader": weighted_grader}, action="append")
+    result = rescored.samples[0].scores["judge"]
+    assert result.value["fluency"] == pytest.approx(0.75 * 4 + 0.25 * 1)
+    assert result.value["narrative_consistency"] == pytest.approx(0.75 * 5 + 0.25 * 1)
+    assert result.metadata["judges"]["grader"]["scores"]["fluency"] == 4  # the sampled integer is kept too
+
+    plain_grader, _ = grader(VALID, name="plain")  # no logprobs: falls back to the integers, and says so
+    fallback = score(log, judge(probability_weighted=True), model_roles={"grader": plain_grader}, action="overwrite")
+    verdict = fallback.samples[0].scores["judge"].metadata["judges"]["grader"]
+    assert verdict["probability_weighting"].startswith("unavailable") and verdict["values"]["fluency"] == 4
+
+
+def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_left_out():
+    reference = REFERENCE_MD.read_text(encoding="utf-8")
+    block = reference[reference.index("```yaml\n", reference.index("### 1.1 Exact YAML")) + 8:]
+    parts = yaml.safe_load(block[: block.index("```")])["narrative_infilling_evaluation_v4"]
+    authors = judge_prompt("authors")
+    assert authors.system == f"{parts['system']}\n\n{parts['evaluation_procedure']}\n\n{parts['rubric']}"
+    assert "missing bridging.\n\n\nSTEP 1" in authors.system  # three newlines, as REFERENCE §1.2 says
+    assert authors.user("S ______ T", "C") == parts["user"].format(story_with_blank="S ______ T", candidate_infill="C")
+    assert "Apply these penalties" not in authors.system
+    paper = judge_prompt("paper")
+    assert parts["automatic_penalties"] in paper.system and '"____"' not in paper.system + paper.user("x", "y")
+    assert "How effectively the completion fills the narrative gap without being generic." in paper.system
