@@ -78,6 +78,39 @@ def _extract_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _build(args: argparse.Namespace) -> int:
+    from .builder import BuildReport, build, write_records
+    from .sources import SourceRecordError, read_source
+
+    report = BuildReport()
+    try:
+        records = build(
+            read_source(args.source, args.files), policy=args.policy, seed=args.seed,
+            per_narrative=args.per_narrative, all_spans=args.all_spans, min_sentences=args.min_sentences,
+            max_sentences=args.max_sentences, max_tokens=args.max_tokens, report=report,
+        )  # fmt: skip
+        written = write_records(records, args.output)
+    except (OSError, SourceRecordError, ValueError) as err:
+        print(f"narrative-infill build: {err}", file=sys.stderr)
+        return 1
+    print(f"{written} instances from {report.narratives} narratives -> {args.output}")
+    for reason, count in sorted(report.skipped.items()):
+        print(f"  skipped: {count} x {reason}")
+    return 0
+
+
+def _build_stats(args: argparse.Namespace) -> int:
+    from .builder import build_stats, read_built
+
+    try:
+        records = read_built(args.file)
+    except (OSError, ValueError) as err:
+        print(f"narrative-infill build-stats: {err}", file=sys.stderr)
+        return 1
+    print(build_stats(records))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .local_model import DEFAULT_PORT
 
@@ -111,6 +144,32 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("file", type=Path, help="JSONL with response, problem, expected (and optional n, model)")
     extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
     extract.set_defaults(run=_extract_eval)
+
+    from .builder import POLICIES
+    from .sources import SOURCES
+
+    builder = commands.add_parser(
+        "build",
+        help="build infilling instances from raw narratives (published schema, CSV or JSONL)",
+        description="Mask 1-3 contiguous sentences of each narrative. Same inputs and seed give byte-identical output.",
+    )
+    builder.add_argument("--source", required=True, choices=SOURCES)
+    builder.add_argument("files", nargs="+", help="source files (cnn_dailymail/wikipedia also accept hf or hf:CONFIG:SPLIT)")
+    builder.add_argument("-o", "--output", required=True, type=Path, help="OUT.csv or OUT.jsonl")
+    builder.add_argument("--seed", type=int, default=0)
+    builder.add_argument("--policy", choices=POLICIES, default="paper-code",
+                         help="paper-code: the authors' rule (never the first or last sentence); all-positions: any span")
+    spans = builder.add_mutually_exclusive_group()
+    spans.add_argument("--all-spans", action="store_true", help="every allowed span")
+    spans.add_argument("--per-narrative", type=int, metavar="K", help="K random distinct spans per narrative")
+    builder.add_argument("--min-sentences", type=int)
+    builder.add_argument("--max-sentences", type=int)
+    builder.add_argument("--max-tokens", type=int, help="skip narratives longer than this (words and punctuation)")
+    builder.set_defaults(run=_build)
+
+    stats = commands.add_parser("build-stats", help="Table-1-like summary of a built (or published) instance file")
+    stats.add_argument("file", type=Path)
+    stats.set_defaults(run=_build_stats)
     return parser
 
 
