@@ -3,3 +3,4 @@
 from .scorers import judge, metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401
 from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4  # noqa: F401
+from .importer import ReplayModel, replay_output  # noqa: F401

@@ -111,6 +111,44 @@ def _build_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace) -> int:
+    from .importer import ImportRowError, import_generations, score_logs
+
+    started = time.perf_counter()
+    try:
+        locations = import_generations(args.files, args.output, max_tasks=args.max_tasks)
+    except (OSError, ImportRowError, RuntimeError) as err:
+        print(f"narrative-infill import: {err}", file=sys.stderr)
+        return 1
+    print(f"{len(locations)} logs written to {args.output} in {time.perf_counter() - started:.1f} s", flush=True)
+    if not args.score:
+        print(f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite")
+        return 0
+    roles = dict(role.split("=", 1) for role in args.model_role)
+    started = time.perf_counter()
+    try:
+        score_logs(locations, args.score, roles or None)
+    except ValueError as err:
+        print(f"narrative-infill import: {err}", file=sys.stderr)
+        return 1
+    print(f"scored with {', '.join(args.score)} in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    started = time.perf_counter()
+    try:
+        report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
+    except (OSError, ValueError) as err:
+        print(f"narrative-infill report: {err}", file=sys.stderr)
+        return 1
+    print(f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
+          f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .local_model import DEFAULT_PORT
 
@@ -170,6 +208,28 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("build-stats", help="Table-1-like summary of a built (or published) instance file")
     stats.add_argument("file", type=Path)
     stats.set_defaults(run=_build_stats)
+
+    importer = commands.add_parser(
+        "import",
+        help="turn existing generations (authors' xlsx/csv, or JSONL) into Inspect .eval logs",
+        description="One .eval log per (model, task): the stored prompt and response are replayed as the model's "
+        "output, so every scorer, inspect view and inspect score work on them.",
+    )
+    importer.add_argument("files", nargs="+", help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, template_id")
+    importer.add_argument("-o", "--output", required=True, help="log directory")
+    importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")
+    importer.add_argument("--score", nargs="+", choices=("metrics", "judge"), default=[],
+                          help="score the imported logs in this process (models load once)")
+    importer.add_argument("--model-role", action="append", default=[], metavar="ROLE=MODEL",
+                          help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini")
+    importer.set_defaults(run=_import)
+
+    reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
+    reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
+    reporter.add_argument("-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs")
+    reporter.add_argument("--high-inclusive", action="store_true", help="High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
+    reporter.add_argument("--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)")
+    reporter.set_defaults(run=_report)
     return parser
 
 

@@ -1,0 +1,87 @@
+"""Importing existing generations: logs per (model, task), replayed outputs, rescoring, bad rows."""
+
+import json
+
+import pytest
+from inspect_ai import score
+from inspect_ai.log import read_eval_log
+
+from narrative_infill.cli import main
+from narrative_infill.importer import ImportRowError, import_generations, read_generations
+from narrative_infill.scorers import metrics
+
+from helpers import SHARED
+
+
+@pytest.fixture(scope="module")
+def shared_rows():
+    with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_one_log_per_model_and_task_with_the_original_prompt_and_response(tmp_path, shared_rows):
+    rows = [r for r in shared_rows if r["model"] in ("google/gemma-2-2b-it", "mistralai/Mistral-Nemo-Instruct-2407")][:300]
+    source = write_jsonl(tmp_path / "gen.jsonl", rows)
+    locations = import_generations([source], str(tmp_path / "logs"))
+    expected_groups = {(r["model"], r["template_name"]) for r in rows}
+    assert len(locations) == len(expected_groups)
+    total = 0
+    by_id = {str(r["id"]): r for r in rows}
+    for location in locations:
+        log = read_eval_log(location)
+        assert log.status == "success" and log.eval.model.startswith("replay/")
+        assert log.results.total_samples == len(log.samples) == log.eval.dataset.samples
+        for sample in log.samples:
+            original = by_id[sample.id]
+            assert sample.input == original["problem"] and sample.target == original["gold_answer"]
+            assert sample.output.completion == original["response"]
+            assert sample.messages[0].text == original["prompt_text"] and sample.messages[-1].text == original["response"]
+            assert sample.metadata["template"] == f"l{original['template_name'][-1]}"
+            assert sample.metadata["prompt_variant"] == f"code{original['template_id']}"
+            assert sample.metadata["temperature"] == original["temperature"] and sample.metadata["problem_id"] == original["problem_id"]
+            total += 1
+    assert total == len(rows)
+
+
+def test_imported_logs_rescore_with_the_package_scorers(tmp_path, shared_rows):
+    source = write_jsonl(tmp_path / "gen.jsonl", shared_rows[:40])
+    [location, *_] = import_generations([source], str(tmp_path / "logs"))
+    log = read_eval_log(location)
+    scored = score(log, metrics(backbone="minilm"), action="append", display="none")
+    assert all(0 <= s.scores["metrics"].value["atavg"] <= 1 for s in scored.samples)
+    assert {s.name for s in scored.results.scores} >= {"atavg", "bertscore"}
+
+
+def test_bad_rows_are_reported_with_file_and_row(tmp_path, shared_rows):
+    good = dict(shared_rows[0])
+    rows = [good, {**good, "response": None}, {**good, "template_name": "fitb_l9"}, {k: v for k, v in good.items() if k != "gold_answer"}]
+    source = write_jsonl(tmp_path / "bad.jsonl", rows)
+    with pytest.raises(ImportRowError) as raised:
+        read_generations([source])
+    message = str(raised.value)
+    assert "3 row(s) cannot be imported" in message
+    assert f"{source}, row 2: missing or empty field(s): response" in message
+    assert "row 3: template_name 'fitb_l9'" in message and "row 4: missing or empty field(s): gold_answer (or answer)" in message
+
+
+def test_csv_and_xlsx_from_the_authors_pipeline_with_reasoning_ids(tmp_path, shared_rows):
+    import pandas as pd
+
+    frame = pd.DataFrame(shared_rows[:6]).rename(columns={"gold_answer": "answer"})
+    frame["template_name"] = "reasoning_paradigms"
+    frame["template_id"] = [0, 1, 2, 3, 0, 3]
+    frame["extra_column"] = "kept"
+    frame.to_excel(tmp_path / "gen.xlsx", index=False)
+    frame.to_csv(tmp_path / "gen.csv", index=False)
+    for name in ("gen.xlsx", "gen.csv"):
+        rows = read_generations([str(tmp_path / name)])
+        assert [r.task for r in rows] == ["abductive", "causal", "counterfactual", "cot", "abductive", "cot"]
+    assert main(["import", str(tmp_path / "gen.xlsx"), "-o", str(tmp_path / "logs")]) == 0
+    logs = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")]
+    assert sorted(log.eval.task for log in logs) == ["narrative_infill/abductive", "narrative_infill/causal", "narrative_infill/cot", "narrative_infill/counterfactual"]
+    assert all(s.metadata["extra_column"] == "kept" for log in logs for s in log.samples)
