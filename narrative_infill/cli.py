@@ -12,6 +12,12 @@ import time
 from pathlib import Path
 
 
+def _failed(command: str, err: Exception) -> int:
+    """Report a command's error on stderr, without a traceback, and return its exit status."""
+    print(f"narrative-infill {command}: {err}", file=sys.stderr)
+    return 1
+
+
 def _interrupt(signum, frame):
     """SIGTERM ends ``serve`` like Ctrl-C does, so the server is always stopped."""
     raise KeyboardInterrupt
@@ -26,8 +32,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         server.start()
     except LocalServerError as err:
-        print(f"narrative-infill serve: {err}", file=sys.stderr)
-        return 1
+        return _failed("serve", err)
     env = server.environment()
     try:
         if command:
@@ -45,8 +50,7 @@ def _serve(args: argparse.Namespace) -> int:
             server.check_alive()
             time.sleep(1)
     except LocalServerError as err:
-        print(f"narrative-infill serve: {err}", file=sys.stderr)
-        return 1
+        return _failed("serve", err)
     except KeyboardInterrupt:
         return 130
     finally:
@@ -61,8 +65,7 @@ def _setup_data(args: argparse.Namespace) -> int:
         print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
         print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
     except NltkDataMissing as err:
-        print(f"narrative-infill setup-data: {err}", file=sys.stderr)
-        return 1
+        return _failed("setup-data", err)
     return 0
 
 
@@ -72,8 +75,7 @@ def _extract_eval(args: argparse.Namespace) -> int:
     try:
         rows = read_labelled(args.file)
     except (OSError, LabelledFileError) as err:
-        print(f"narrative-infill extract-eval: {err}", file=sys.stderr)
-        return 1
+        return _failed("extract-eval", err)
     print(report(judge_rows(rows), errors=args.errors))
     return 0
 
@@ -91,8 +93,7 @@ def _build(args: argparse.Namespace) -> int:
         )  # fmt: skip
         written = write_records(records, args.output)
     except (OSError, SourceRecordError, ValueError) as err:
-        print(f"narrative-infill build: {err}", file=sys.stderr)
-        return 1
+        return _failed("build", err)
     print(f"{written} instances from {report.narratives} narratives -> {args.output}")
     for reason, count in sorted(report.skipped.items()):
         print(f"  skipped: {count} x {reason}")
@@ -105,8 +106,7 @@ def _build_stats(args: argparse.Namespace) -> int:
     try:
         records = read_built(args.file)
     except (OSError, ValueError) as err:
-        print(f"narrative-infill build-stats: {err}", file=sys.stderr)
-        return 1
+        return _failed("build-stats", err)
     print(build_stats(records))
     return 0
 
@@ -118,8 +118,7 @@ def _import(args: argparse.Namespace) -> int:
     try:
         locations = import_generations(args.files, args.output, max_tasks=args.max_tasks)
     except (OSError, ImportRowError, RuntimeError) as err:
-        print(f"narrative-infill import: {err}", file=sys.stderr)
-        return 1
+        return _failed("import", err)
     print(f"{len(locations)} logs written to {args.output} in {time.perf_counter() - started:.1f} s", flush=True)
     if not args.score:
         print(f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite")
@@ -129,8 +128,7 @@ def _import(args: argparse.Namespace) -> int:
     try:
         score_logs(locations, args.score, roles or None)
     except ValueError as err:
-        print(f"narrative-infill import: {err}", file=sys.stderr)
-        return 1
+        return _failed("import", err)
     print(f"scored with {', '.join(args.score)} in {time.perf_counter() - started:.1f} s")
     return 0
 
@@ -142,8 +140,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
     except (OSError, ValueError) as err:
-        print(f"narrative-infill report: {err}", file=sys.stderr)
-        return 1
+        return _failed("report", err)
     print(f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
           f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)")
     return 0

@@ -94,9 +94,7 @@ def load_samples(paths: list[str]) -> pd.DataFrame:
         frame = frame.join(_expand(frame, metric_columns[0], (*METRICS, "atavg")))
     judge_columns = _score_columns(frame, "judge")
     if judge_columns:
-        judged = _expand(frame, judge_columns[0])
-        judged = judged.rename(columns={"grader_failed": "grader_failed"})
-        frame = frame.join(judged)
+        frame = frame.join(_expand(frame, judge_columns[0]))
     return frame
 
 

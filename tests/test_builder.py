@@ -1,11 +1,10 @@
 """Instance building: the published rows round-trip, policies, determinism, sources, bad input."""
 
-import csv
 import json
 
 import pytest
 
-from narrative_infill.builder import BuildReport, Narrative, build, build_stats, candidate_spans, mask, read_built, write_records
+from narrative_infill.builder import BuildReport, Narrative, build, build_stats, candidate_spans, mask, read_built
 from narrative_infill.cli import main
 from narrative_infill.records import BLANK, canonical_domain
 from narrative_infill.sources import SourceRecordError, read_source

@@ -43,8 +43,8 @@ def test_server_that_dies_is_reported_not_waited_on(tmp_path):
     assert time.monotonic() - started < 60
 
 
-@pytest.mark.local_server
-def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
+def eval_demo_on_local_server(monkeypatch, tmp_path, limit, **options):
+    """Run narrative_infill/l2 on the demo data against a real SmolLM2 server; stop it after."""
     with LocalModelServer(port=free_port()) as server:
         for name, value in server.environment().items():
             monkeypatch.setenv(name, value)
@@ -52,13 +52,20 @@ def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
             "narrative_infill/l2",
             model="llama-cpp-python/smollm2",
             task_args={"data": "demo"},
-            limit=6,
+            limit=limit,
             max_retries=2,
             timeout=120,
             log_dir=str(tmp_path / "logs"),
             display="none",
+            **options,
         )
     assert not port_in_use(server.port)
+    return log
+
+
+@pytest.mark.local_server
+def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
+    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=6)
     assert log.status == "success", log.error
     assert len(log.samples) == 6
     for sample in log.samples:
@@ -71,20 +78,7 @@ def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
 
 @pytest.mark.local_server
 def test_local_model_as_grader_reports_its_failure_rate(monkeypatch, tmp_path):
-    with LocalModelServer(port=free_port()) as server:
-        for name, value in server.environment().items():
-            monkeypatch.setenv(name, value)
-        [log] = eval(
-            "narrative_infill/l2",
-            model="llama-cpp-python/smollm2",
-            model_roles={"grader": "llama-cpp-python/smollm2"},
-            task_args={"data": "demo"},
-            limit=4,
-            max_retries=2,
-            timeout=120,
-            log_dir=str(tmp_path / "logs"),
-            display="none",
-        )
+    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=4, model_roles={"grader": "llama-cpp-python/smollm2"})
     assert log.status == "success", log.error
     failed = []
     for sample in log.samples:
