@@ -81,7 +81,7 @@ def load_samples(paths: list[str]) -> pd.DataFrame:
     """One row per scored sample: model, setting, metadata, metrics, judge dimensions."""
     from inspect_ai.analysis import evals_df, samples_df
 
-    samples = samples_df(paths, quiet=True)
+    samples = samples_df(paths, quiet=True, parallel=True)
     evals = evals_df(paths, quiet=True)
     # The setting is the task's template (task metadata), else the registered task name's last part.
     evals["setting"] = [
@@ -203,20 +203,23 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
     if len(systems) < 3:
         report.absent["table4_kendall"] = f"system-level tau needs at least 3 models, the logs hold {len(systems)}"
         return
+    # Sample level (Appendix A.2): per problem, tau across the models' outputs, then the mean.
+    # pandas' Kendall is tau-b, as scipy's, and computes a whole matrix per group in one call.
+    columns = [*METRICS, "atavg", *DIMENSIONS, "qavg"]
+    per_problem = [
+        group[columns].corr(method="kendall")
+        for _, group in judged.groupby("input")
+        if group["model"].nunique() >= 3
+    ]  # fmt: skip
+    sample_level = pd.concat(per_problem).groupby(level=0).mean() if per_problem else None
     rows = []
     for metric_name in (*METRICS, "atavg"):
-        system = {d: kendalltau(systems[metric_name], systems[d]).statistic for d in (*DIMENSIONS, "qavg")}
-        sample_taus = {d: [] for d in (*DIMENSIONS, "qavg")}
-        for _, group in judged.groupby("input"):
-            if group["model"].nunique() < 3:
-                continue
-            for d in sample_taus:
-                tau = kendalltau(group[metric_name], group[d]).statistic
-                if not math.isnan(tau):
-                    sample_taus[d].append(tau)
-        for d in system:
-            sample = sum(sample_taus[d]) / len(sample_taus[d]) if sample_taus[d] else math.nan
-            rows.append({"metric": metric_name, "dimension": d, "system_tau": system[d], "sample_tau": sample})
+        for d in (*DIMENSIONS, "qavg"):
+            rows.append({
+                "metric": metric_name, "dimension": d,
+                "system_tau": kendalltau(systems[metric_name], systems[d]).statistic,
+                "sample_tau": sample_level.loc[metric_name, d] if sample_level is not None else math.nan,
+            })  # fmt: skip
     report.tables["table4_kendall"] = pd.DataFrame(rows).set_index(["metric", "dimension"])
 
 
