@@ -8,6 +8,7 @@ import time
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.model import get_model
 
 from narrative_infill.extraction import ExtractionStatus
 from narrative_infill.local_model import LocalModelServer, LocalServerError, default_gguf, port_in_use
@@ -43,21 +44,29 @@ def test_server_that_dies_is_reported_not_waited_on(tmp_path):
     assert time.monotonic() - started < 60
 
 
-def eval_demo_on_local_server(monkeypatch, tmp_path, limit, **options):
-    """Run narrative_infill/l2 on the demo data against a real SmolLM2 server; stop it after."""
+def eval_demo_on_local_server(monkeypatch, tmp_path, limit, grader=False):
+    """Run narrative_infill/l2 on the demo data against a real SmolLM2 server; stop it after.
+
+    Models are built for this server (not memoized): a model memoized by an earlier test
+    would still point at that test's server, long gone.
+    """
     with LocalModelServer(port=free_port()) as server:
         for name, value in server.environment().items():
             monkeypatch.setenv(name, value)
+
+        def smollm2():
+            return get_model("llama-cpp-python/smollm2", base_url=server.base_url, memoize=False)
+
         [log] = eval(
             "narrative_infill/l2",
-            model="llama-cpp-python/smollm2",
+            model=smollm2(),
+            model_roles={"grader": smollm2()} if grader else None,
             task_args={"data": "demo"},
             limit=limit,
             max_retries=2,
             timeout=120,
             log_dir=str(tmp_path / "logs"),
             display="none",
-            **options,
         )
     assert not port_in_use(server.port)
     return log
@@ -78,7 +87,7 @@ def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
 
 @pytest.mark.local_server
 def test_local_model_as_grader_reports_its_failure_rate(monkeypatch, tmp_path):
-    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=4, model_roles={"grader": "llama-cpp-python/smollm2"})
+    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=4, grader=True)
     assert log.status == "success", log.error
     failed = []
     for sample in log.samples:
