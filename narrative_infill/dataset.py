@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import logging
 import math
 from collections import Counter
@@ -15,6 +14,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from .jsonl import iter_jsonl
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
 
 logger = logging.getLogger(__name__)
@@ -54,17 +54,7 @@ def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _rows_from_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataSourceError(f"{path}, row {line_no}: unparseable JSON: {err}") from err
-            if not isinstance(record, dict):
-                raise DataSourceError(f"{path}, row {line_no}: expected a JSON object, got {type(record).__name__}")
-            yield line_no, record
+    return iter_jsonl(path, DataSourceError)
 
 
 def _rows_from_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -11,7 +11,6 @@ problem (as in the package's own tasks) while the conversation holds the origina
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from .jsonl import iter_jsonl
 from .prompts import PARADIGMS, TELER_LEVELS
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
@@ -77,15 +77,7 @@ def replay_output() -> Solver:
 def _read_rows(path: Path) -> list[dict[str, Any]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        rows = []
-        with open(path, encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as err:
-                        raise ImportRowError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
-        return rows
+        return [record for _, record in iter_jsonl(path, ImportRowError)]
     import pandas as pd
 
     if suffix == ".csv":

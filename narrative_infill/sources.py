@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .builder import Narrative
+from .jsonl import iter_jsonl
 from .records import canonical_domain
 from .text import split_sentences
 
@@ -75,13 +76,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
     """(line, record) of a JSONL, CSV or parquet file."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        with open(path, encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        yield line_no, json.loads(line)
-                    except json.JSONDecodeError as err:
-                        raise SourceRecordError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
+        yield from iter_jsonl(path, SourceRecordError)
     elif suffix == ".csv":
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)

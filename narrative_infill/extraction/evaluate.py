@@ -6,13 +6,13 @@ empty when the response holds no valid answer); ``n`` and ``model`` are used whe
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from statistics import fmean
 
+from ..jsonl import iter_jsonl
 from . import Extraction, extract_answer
 
 
@@ -53,21 +53,14 @@ def extraction_rouge1(got: str, expected: str) -> float:
 
 def read_labelled(path: Path) -> list[dict]:
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise LabelledFileError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
-            for field in ("response", "problem", "expected"):
-                if not isinstance(row.get(field), str):
-                    raise LabelledFileError(f"{path}:{line_no}: field {field!r} must be a string, got {row.get(field)!r}")
-            n = row.get("n")
-            if n is not None and not isinstance(n, int):
-                raise LabelledFileError(f"{path}:{line_no}: field 'n' must be an integer, got {n!r}")
-            rows.append({**row, "_line": line_no})
+    for line_no, row in iter_jsonl(path, LabelledFileError):
+        for field in ("response", "problem", "expected"):
+            if not isinstance(row.get(field), str):
+                raise LabelledFileError(f"{path}:{line_no}: field {field!r} must be a string, got {row.get(field)!r}")
+        n = row.get("n")
+        if n is not None and not isinstance(n, int):
+            raise LabelledFileError(f"{path}:{line_no}: field 'n' must be an integer, got {n!r}")
+        rows.append({**row, "_line": line_no})
     return rows
 
 
