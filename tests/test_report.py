@@ -141,3 +141,50 @@ def test_human_agreement_from_ratings(log_dir, tmp_path, report_dir):
     judge = [s.scores["judge"].value["fluency"] for s in log.samples]
     expected = spearmanr(a1, judge).statistic
     assert (math.isnan(expected) and math.isnan(table.loc["fluency", "spearman_A1"])) or table.loc["fluency", "spearman_A1"] == pytest.approx(expected)
+
+
+def test_paradigm_breakdown_length_table_and_sample_level_tau(log_dir, report_dir):
+    rows = per_sample(log_dir)
+    t5 = pd.read_csv(report_dir / "table5_model_by_paradigm.csv", header=[0, 1], index_col=0)
+    cell = [r["atavg"] for r in rows if r["model"] == "mockllm/beta" and r["setting"] == "cot"]
+    assert t5.loc["mockllm/beta", ("AtAvg", "cot")] == pytest.approx(fmean(cell))
+    breakdown = pd.read_csv(report_dir / "table10_11_breakdown.csv", index_col=[0, 1])
+    cell = [r["rouge1"] for r in rows if r["model"] == "mockllm/alpha" and r["setting"] == "l2"]
+    assert breakdown.loc[("l2", "mockllm/alpha"), "rouge1"] == pytest.approx(fmean(cell))
+    t8 = pd.read_csv(report_dir / "table8_low_by_length_position_n.csv", header=[0, 1, 2], index_col=0)
+    # Every demo SIND story has 5 sentences: one "short" bucket; gamma (QAvg 1.4) is the only Low.
+    for column in t8.columns:
+        assert t8.loc["short (<=5)", column] == pytest.approx(100 / 3)
+    kendall = pd.read_csv(report_dir / "table4_kendall.csv", index_col=[0, 1])
+    from scipy.stats import kendalltau
+
+    by_problem = {}
+    for path in sorted(log_dir.glob("*.eval")):
+        log = read_eval_log(str(path))
+        for sample in log.samples:
+            by_problem.setdefault(sample.input, []).append((sample.scores["metrics"].value["chrf"], sample.scores["judge"].value["fluency"]))
+    taus = [kendalltau(*zip(*pairs)).statistic for pairs in by_problem.values()]
+    assert kendall.loc[("chrf", "fluency"), "sample_tau"] == pytest.approx(fmean(t for t in taus if not math.isnan(t)))
+
+
+def test_seed_robustness_and_judge_panel_tables(tmp_path):
+    panel = {"grader": get_model("mockllm/judge-a", custom_outputs=grade, memoize=False),
+             "grader2": get_model("mockllm/judge-b", custom_outputs=lambda *a: mock_output(
+                 '{"Fluency": 2, "Context_Faithfulness": 2, "Bidirectional_Coherence": 2, "Narrative_Consistency": 2, "Informativeness": 2}'),
+                 memoize=False)}  # fmt: skip
+    answers = iter([f"<ANSWER>{a}</ANSWER>" for a in ["They all went fishing at dawn.", "Nothing."] * 6 + ["Everyone swam in the cold lake."] * 12])
+    task = infill_task("l2", data="demo", domain="sind", backbone="minilm", judge=True, judge_roles=["grader", "grader2"])
+    [log] = eval(task, model=mock_model(lambda m, c: next(answers)), model_roles=panel, epochs=2,
+                 log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    by_epoch = {}
+    for sample in log.samples:
+        by_epoch.setdefault(sample.epoch, []).append(sample.scores["judge"].value["qavg"])
+    epoch_means = [fmean(values) for _, values in sorted(by_epoch.items())]
+    t13 = pd.read_csv(tmp_path / "out" / "table13_seed_robustness.csv", index_col=[0, 1])
+    row = t13.iloc[0]
+    assert row["runs"] == 2 and row["QAvg_mean"] == pytest.approx(fmean(epoch_means))
+    assert row["QAvg_sd"] == pytest.approx(pd.Series(epoch_means).std())
+    t14 = pd.read_csv(tmp_path / "out" / "table14_judge_sensitivity.csv", index_col=[0, 1])
+    assert t14.iloc[0]["qavg_grader2"] == pytest.approx(2.0)
+    assert t14.iloc[0]["qavg_grader"] == pytest.approx(fmean(s.scores["judge"].value["qavg_grader"] for s in log.samples))
