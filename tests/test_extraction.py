@@ -95,6 +95,15 @@ def test_bold_and_quoted_answers():
     assert extract("<b>He was out of milk.</b>").text == "He was out of milk."
 
 
+def test_bold_text_that_is_part_of_the_story_is_no_answer():
+    reworded = extract("Walker loved to eat cereal. **He** rushed to the store and purchased more milk.")
+    assert reworded.text == "" and reworded.steps[-1] == "marked_text_restates_context"
+    lead_in = extract("Walker loved to eat cereal. **And so, Walker rushed to the store and purchased more milk.**")
+    assert lead_in.status is ExtractionStatus.NO_ANSWER
+    new_then_copy = extract("Walker loved to eat cereal. **The carton was empty.** **Walker rushed to the store and purchased more milk.**")
+    assert new_then_copy.text == "The carton was empty."
+
+
 def test_refusals_hold_no_answer():
     assert extract("I'm sorry, but I can't help with completing this text.").steps[-1] == "refusal"
 
@@ -165,5 +174,5 @@ def test_agreement_with_the_authors_annotations_does_not_regress():
     from narrative_infill.extraction.evaluate import judge_rows, read_labelled, summary
 
     figures = summary(judge_rows(read_labelled(ANNOTATED)))
-    # Measured 0.870 / 0.920 / 0.065 when written; the first version reached 0.42 PMR.
-    assert figures["pmr"] >= 0.85 and figures["rouge1"] >= 0.91 and figures["failure"] <= 0.07
+    # Measured 0.880 / 0.930 / 0.055 when written; the first version reached 0.42 PMR.
+    assert figures["pmr"] >= 0.875 and figures["rouge1"] >= 0.925 and figures["failure"] <= 0.06

@@ -221,6 +221,31 @@ def _marked_span(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _words_of(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _new_part_of_marked(line: str, marked: str, problem: str) -> str | None:
+    """The part of the marked text that is new, or None when it is part of the story.
+
+    The whole line is aligned against the problem. Nothing new left ("pets. **She** had a
+    great time": the context's "They", reworded), new text unrelated to the marked text, or
+    only a short lead-in ("**And then, he was signed ...**") mean the marking is context.
+    When the marked text also copies a context sentence, only its new part is kept.
+    """
+    recovered = recover_infill(_clean(line), problem)
+    if not recovered.restated:
+        return marked
+    new, marked_words = _words_of(recovered.text), _words_of(marked)
+    if not new:
+        return None
+    if marked_words in new:
+        return marked
+    if new not in marked_words or len(new.split()) < 4:
+        return None
+    return recovered.text
+
+
 def _unquote(text: str) -> tuple[str, bool]:
     """Remove quotes (or angle brackets) that wrap the whole text."""
     stripped = text.strip()
@@ -313,9 +338,11 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
         text, status = is_quoted.group(1), ExtractionStatus.QUOTED
         steps.append("quoted_after_is")
     elif (marked := _marked_span(text)) is not None:
-        text, step = marked
-        status = ExtractionStatus.BOLD
-        steps.append(step)
+        new_part = _new_part_of_marked(text, marked[0], problem)
+        if new_part is None:
+            return _no_answer(steps + [marked[1]], "marked_text_restates_context")
+        text, status = new_part, ExtractionStatus.BOLD
+        steps.append(marked[1])
     elif (quoted := _leading_quote(text)) is not None:
         text, status = quoted, ExtractionStatus.QUOTED
         steps.append("leading_quote")
