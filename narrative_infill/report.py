@@ -26,10 +26,11 @@ from pathlib import Path
 
 import pandas as pd
 
-METRICS = ("bertscore", "rouge1", "meteor", "chrf", "semf1")
-DIMENSIONS = ("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness")
-LEVELS = ("l0", "l1", "l2", "l3", "l4")
-PARADIGMS = ("abductive", "causal", "cot", "counterfactual")
+from .auto_metrics import METRIC_NAMES as METRICS
+from .judging import DIMENSIONS
+from .prompts import PARADIGMS
+from .prompts import TELER_LEVELS as LEVELS
+
 CONTAMINATION_ROUGE = 0.8
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from enum import Enum
 
 from .context import recover_infill
@@ -100,8 +101,6 @@ _TERMINAL = re.compile(r"[.!?\"'”)\]*]\s*$")
 
 def _is_answer_tag(name: str) -> bool:
     """Tag names within two edits of "answer" (ANSWR, ANNWER, ANWSER)."""
-    from difflib import SequenceMatcher
-
     name = name.lower()
     return name == "answer" or SequenceMatcher(None, name, "answer").ratio() >= 0.8
 
@@ -127,7 +126,8 @@ def _from_tags(text: str, problem: str) -> tuple[str, str] | None:
         inner, step = text[: closes[0].start()], "answer_tag_close_only"
     pieces = [p.strip() for p in _TAG.split(inner)[::3] if p.strip()] if len(tags) > 2 else []
     if len(pieces) > 1:
-        new = [p for p in pieces if recover_infill(p, problem).text or not recover_infill(p, problem).restated]
+        recovered = [recover_infill(piece, problem) for piece in pieces]
+        new = [piece for piece, r in zip(pieces, recovered) if r.text or not r.restated]
         if new and len(new) < len(pieces):
             return " ".join(new), step + ",drop_restated_piece"
     inner = _TAG.sub(lambda m: " " if _is_answer_tag(m.group(2)) else m.group(), inner)
@@ -246,19 +246,16 @@ def _new_part_of_marked(line: str, marked: str, problem: str) -> str | None:
     return recovered.text
 
 
-def _unquote(text: str) -> tuple[str, bool]:
-    """Remove quotes (or angle brackets) that wrap the whole text."""
+def _unquote(text: str) -> str:
+    """Remove quotes (or angle brackets) that wrap the whole text, keeping a final . or ,."""
     stripped = text.strip()
-    for _ in range(2):
-        trailing = ""
-        if stripped[-1:] in ".," and len(stripped) > 2 and stripped[-2] in "\"”'’>":
-            stripped, trailing = stripped[:-1], stripped[-1]
-        close = _QUOTE_PAIRS.get(stripped[:1])
-        inner = stripped[1:-1]
-        if not close or len(stripped) < 2 or stripped[-1] != close or close in inner:
-            return stripped + trailing, False
-        return inner.strip(), True
-    return stripped, False
+    trailing = ""
+    if stripped[-1:] in ".," and len(stripped) > 2 and stripped[-2] in "\"”'’>":
+        stripped, trailing = stripped[:-1], stripped[-1]
+    close = _QUOTE_PAIRS.get(stripped[:1])
+    if not close or len(stripped) < 2 or stripped[-1] != close or close in stripped[1:-1]:
+        return stripped + trailing
+    return stripped[1:-1].strip()
 
 
 def _leading_quote(text: str) -> str | None:
@@ -276,7 +273,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"_{3,}", " ", text)
     text = _LIST_MARKER.sub("", text, count=1)
     text = _LEADING_ANSWER_WORD.sub("", text)
-    text, _ = _unquote(text.strip(" \t\n*#"))
+    text = _unquote(text.strip(" \t\n*#"))
     return text.strip(" \t\n*#")
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from statistics import fmean
 
+from ..auto_metrics.lexical import rouge1_f1
 from ..jsonl import iter_jsonl
 from . import Extraction, extract_answer
 
@@ -37,18 +37,11 @@ def collapse_space(text: str) -> str:
     return " ".join(text.split())
 
 
-@cache
-def _rouge():
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
-
-
 def extraction_rouge1(got: str, expected: str) -> float:
     """ROUGE-1 F1, with the protocol's rule for empty labels: both empty is 1, one empty is 0."""
     if not expected.strip() or not got.strip():
         return float(not expected.strip() and not got.strip())
-    return _rouge().score(expected, got)["rouge1"].fmeasure
+    return rouge1_f1(got, expected)
 
 
 def read_labelled(path: Path) -> list[dict]:

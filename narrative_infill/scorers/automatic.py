@@ -7,9 +7,10 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..extraction import extract_answer
+from ..auto_metrics import ATAVG, METRIC_NAMES
+from .answer import extracted
 
-_KEYS = ("bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg")
+_KEYS = (*METRIC_NAMES, ATAVG)
 #: Pairs scored per flush of the queue. Larger than a model batch: texts are sorted by length
 #: across the whole flush before being cut into model batches, so less padding is computed.
 PAIRS_PER_FLUSH = 1024
@@ -54,7 +55,7 @@ def metrics(
     batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size)
 
     async def score(state: TaskState, target: Target) -> Score:
-        extraction = extract_answer(state.output.completion, state.input_text, state.metadata.get("n"))
+        extraction = extracted(state)
         result, signature = await batcher.submit((extraction.text, target.text))
         metadata = {
             "extraction_status": extraction.status.value,

@@ -21,8 +21,8 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
-from ..extraction import extract_answer
 from ..judging import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
+from .answer import extracted
 
 NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
 
@@ -213,7 +213,7 @@ def judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         judges = _judges(role_list, grader_model)
-        extraction = extract_answer(state.output.completion, state.input_text, state.metadata.get("n"))
+        extraction = extracted(state)
         user = prompt.user(state.input_text, extraction.text)
         verdicts = {}
         for name, model in judges:
