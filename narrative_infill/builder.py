@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .jsonl import iter_jsonl
 from .records import BLANK, SCHEMA, blank_position, canonical_domain
 from .text import count_tokens
 
@@ -163,10 +164,9 @@ def write_records(records: Iterable[dict], out: Path) -> int:
 
 
 def read_built(path: Path) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(text)))
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return [record for _, record in iter_jsonl(path, ValueError)]
 
 
 def _with_derived_fields(record: dict) -> dict:

@@ -111,6 +111,13 @@ def test_malformed_records_name_file_and_line(tmp_path, capsys):
         list(read_source("jsonl", [str(broken)]))
 
 
+def test_build_stats_names_a_broken_line(tmp_path, capsys):
+    broken = tmp_path / "built.jsonl"
+    broken.write_text('{"dataset": "roc"}\n{oops\n', encoding="utf-8")
+    assert main(["build-stats", str(broken)]) == 1
+    assert "built.jsonl, row 2: unparseable JSON" in capsys.readouterr().err
+
+
 def test_sind_vist_json_generic_jsonl_and_text_sources(tmp_path):
     vist = {"annotations": [[{"story_id": "s1", "worker_arranged_photo_order": order, "original_text": f"Photo {order}.", "text": "x"}]
                             for order in (2, 0, 1, 4, 3)]}  # fmt: skip
