@@ -73,6 +73,20 @@ def test_a_response_that_only_restates_or_merges_the_context_holds_no_answer():
     assert merged.status is ExtractionStatus.NO_ANSWER
 
 
+def test_an_extended_next_sentence_is_the_infill_but_an_extended_ending_is_an_edit():
+    # The model wrote its infill into the sentence after the blank: that whole sentence is its answer.
+    alone = extract("Walker rushed to the store and purchased more milk because the carton was empty.")
+    assert alone.text == "Walker rushed to the store and purchased more milk because the carton was empty."
+    restated = extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk, sighing loudly.")
+    assert restated.text == ""  # a fully restated story whose closing sentence grows is no answer
+    assert extract("Walker rushed to the store and purchased more cereal.").text == ""  # a changed word is an edit
+    problem = "Walker loved to eat cereal. ______ Walker rushed to the store. He purchased more milk."
+    middle = "Walker loved to eat cereal. Walker rushed to the store, worried about the empty carton. He purchased more milk."
+    assert extract(middle, problem).text == "Walker rushed to the store, worried about the empty carton."
+    pieces = "<ANSWER>The carton was empty.</ANSWER> <ANSWER>Walker rushed to the store and purchased more milk at noon today.</ANSWER>"
+    assert extract(pieces).text == "The carton was empty."
+
+
 def test_answer_labels_preambles_and_explanations():
     assert extract("Answer: He was out of milk.").text == "He was out of milk."
     assert extract('The missing sentence is: "He was out of milk."').text == "He was out of milk."

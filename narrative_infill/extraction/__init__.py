@@ -127,7 +127,11 @@ def _from_tags(text: str, problem: str) -> tuple[str, str] | None:
     pieces = [p.strip() for p in _TAG.split(inner)[::3] if p.strip()] if len(tags) > 2 else []
     if len(pieces) > 1:
         recovered = [recover_infill(piece, problem) for piece in pieces]
-        new = [piece for piece, r in zip(pieces, recovered) if r.text or not r.restated]
+        new = [
+            piece
+            for piece, r in zip(pieces, recovered)
+            if not r.restated or (r.text and not r.extends_next_sentence)
+        ]
         if new and len(new) < len(pieces):
             return " ".join(new), step + ",drop_restated_piece"
     inner = _TAG.sub(lambda m: " " if _is_answer_tag(m.group(2)) else m.group(), inner)

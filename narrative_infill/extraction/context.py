@@ -26,6 +26,9 @@ MIN_SENTENCE_COVERAGE = 0.75
 #: A short run glued to the context on both sides (", but", ", which led to him being")
 #: merges two context sentences instead of filling the blank.
 MAX_MERGE_WORDS = 6
+#: New words glued to the end of the sentence after the blank that make it the model's
+#: infill; a word or two ("... more cereal.", "... in 1985.") is an edit of the context.
+MIN_EXTENSION_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -56,15 +59,16 @@ def split_problem(problem: str) -> tuple[str, str] | None:
     return problem[: match.start()], problem[match.end():]
 
 
-def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[set[int], int | None, bool]:
-    """Response word positions that restate whole context sentences, the context index where
-    the first restated run starts, and whether the context's last sentence is restated.
+def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[dict[int, int], int | None, bool]:
+    """Response word positions that restate whole context sentences (mapped to the context
+    sentence each restates), the context index where the first restated run starts, and
+    whether the context's last sentence is restated.
 
     ``from_end`` aligns against the last repetition of the context (the right context is
     restated after the infill, so its last copy is the one that closes the story).
     """
     if not context.norm or not text.norm:
-        return set(), None, False
+        return {}, None, False
     size = len(text.norm)
     a = text.norm[::-1] if from_end else text.norm
     b = context.norm[::-1] if from_end else context.norm
@@ -93,20 +97,20 @@ def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[
         and max(positions_per_sentence[s]) - min(positions_per_sentence[s]) < 1.5 * sentence_sizes[s] + 3
     }
     pairs = sorted((i, j) for i, j in blocks if context.sentence[j] in restated)
-    return {i for i, _ in pairs}, (pairs[0][1] if pairs else None), context.sentence[-1] in restated
+    return {i: context.sentence[j] for i, j in pairs}, (pairs[0][1] if pairs else None), context.sentence[-1] in restated
 
 
-def _absorb_paraphrased_start(text: _Words, covered: set[int], right: list[str], first_index: int | None) -> None:
+def _absorb_paraphrased_start(text: _Words, covered: dict[int, int], right: list[str], first_index: int | None) -> None:
     """The right context's first words, reworded ("He rushed" for "Walker rushed"), belong to it."""
     if not covered or not first_index or first_index > 2:
         return
     start = min(covered)
     for position in range(max(0, start - first_index - 1), start):
         if text.norm[position] in right[:first_index]:
-            covered.update(range(position, start))
+            covered.update(dict.fromkeys(range(position, start), 0))
             return
     if first_index == 1 and start > 0:
-        covered.add(start - 1)
+        covered[start - 1] = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,9 @@ class Restatement:
 
     text: str
     restated: bool
+    #: The only new text extends the sentence right after the blank ("I was sitting on the
+    #: couch beside him, sipping a drink."): the model wrote its infill into that sentence.
+    extends_next_sentence: bool = False
 
 
 def _glued(text: str, start: int, end: int) -> bool:
@@ -136,6 +143,11 @@ def _drop_glued_end(text: str, start: int, end: int) -> int:
     return last.end() if last else start
 
 
+def _sentence_start(text: str, position: int) -> int:
+    """Where the sentence holding ``position`` starts."""
+    return _drop_glued_end(text, 0, position)
+
+
 def recover_infill(response: str, problem: str) -> Restatement:
     """Keep the response text that is not a restatement of the problem's context.
 
@@ -150,7 +162,7 @@ def recover_infill(response: str, problem: str) -> Restatement:
     right_context = _words(sides[1])
     right_covered, first_right, story_end_restated = _restated_positions(words, right_context, from_end=True)
     _absorb_paraphrased_start(words, right_covered, right_context.norm, first_right)
-    covered = left_covered | right_covered
+    covered = left_covered.keys() | right_covered.keys()
     if not covered:
         return Restatement(response, False)
 
@@ -164,6 +176,7 @@ def recover_infill(response: str, problem: str) -> Restatement:
             runs.append((position, position))
 
     kept: list[str] = []
+    extension = None  # a kept run that extends the sentence after the blank, from that sentence's start
     for first, last in runs:
         start, end = words.spans[first][0], words.spans[last][1]
         after = words.spans[last + 1][0] if last + 1 < len(words.norm) else len(response)
@@ -177,14 +190,28 @@ def recover_infill(response: str, problem: str) -> Restatement:
             same_context = before_side == after_side
             if same_context or last - first + 1 <= MAX_MERGE_WORDS:
                 continue  # an edit inside a context sentence, or a merge of two of them
-        if after_side is None and glued_left and before_side == "right":
-            start = _drop_glued_start(response, start, end)
+        if glued_left and before_side == "right" and not glued_right:
+            # Text glued to the end of a restated right-context sentence. Text glued to the left
+            # context already stands where the blank is, so it needs no such care.
+            fragment_end = _drop_glued_start(response, start, end)
+            if (
+                fragment_end >= end
+                and right_covered[first - 1] == 0
+                and right_covered.get(last + 1) != 0
+                and last - first + 1 >= MIN_EXTENSION_WORDS
+                and not (after_side is None and left_covered)
+            ):
+                extension = (len(kept), response[_sentence_start(response, start): end].strip())
+            elif after_side is None:
+                start = fragment_end  # the restated story's ending, extended: an edit
         if before_side is None and glued_right and left_covered:
             end = _drop_glued_end(response, start, end)
         piece = response[start:end].strip()
         if re.search(r"\w", piece):
             kept.append(piece)
     new_text = " ".join(kept)
+    if extension and extension[0] == 0 and len(kept) <= 1:
+        return Restatement(extension[1], True, extends_next_sentence=True)
     if not left_covered and new_text:
         # Without the story's beginning restated, the annotators kept a repeated right-context
         # sentence as part of the infill, except where it closes the response.
@@ -192,7 +219,7 @@ def recover_infill(response: str, problem: str) -> Restatement:
     return Restatement(new_text, True)
 
 
-def _context_edges_only(response: str, words: _Words, right_covered: set[int], story_end_restated: bool) -> Restatement:
+def _context_edges_only(response: str, words: _Words, right_covered: dict[int, int], story_end_restated: bool) -> Restatement:
     """Drop right-context sentences that open the response, and a restatement of the story's
     ending glued to the new text ("As a result, I was exhausted after that [at last].")."""
     start, end = 0, len(response)
