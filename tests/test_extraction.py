@@ -59,6 +59,13 @@ def test_restated_story_keeps_only_the_new_text():
     assert result.text == "One morning the carton was empty." and result.status is ExtractionStatus.RESTATED_PROBLEM
 
 
+def test_a_connective_leading_into_the_restated_context_is_dropped():
+    response = "Walker loved to eat cereal. The carton was empty. So, Walker rushed to the store and purchased more milk."
+    assert extract(response).text == "The carton was empty."
+    clause = "Walker loved to eat cereal. The carton was empty, and with nothing left to pour Walker rushed to the store and purchased more milk."
+    assert extract(clause).text == "The carton was empty, and with nothing left to pour"
+
+
 def test_restatement_tolerates_case_punctuation_and_a_reworded_edge():
     response = "WALKER LOVED TO EAT CEREAL!  **The milk was gone.** He rushed to the store, and purchased more milk"
     assert extract(response).text == "The milk was gone."

@@ -26,6 +26,9 @@ MIN_SENTENCE_COVERAGE = 0.75
 #: A short run glued to the context on both sides (", but", ", which led to him being")
 #: merges two context sentences instead of filling the blank.
 MAX_MERGE_WORDS = 6
+#: A connective that leads into a restated context sentence ("As a result, I was exhausted")
+#: after new text is dropped; a longer clause ("His work paid off, and he was signed") is kept.
+MAX_LEAD_IN_WORDS = 3
 #: New words glued to the end of the sentence after the blank that make it the model's
 #: infill; a word or two ("... more cereal.", "... in 1985.") is an edit of the context.
 MIN_EXTENSION_WORDS = 3
@@ -204,8 +207,10 @@ def recover_infill(response: str, problem: str) -> Restatement:
                 extension = (len(kept), response[_sentence_start(response, start): end].strip())
             elif after_side is None:
                 start = fragment_end  # the restated story's ending, extended: an edit
-        if before_side is None and glued_right and left_covered:
-            end = _drop_glued_end(response, start, end)
+        if glued_right and left_covered:
+            lead_in_start = _drop_glued_end(response, start, end)
+            if before_side is None or (start < lead_in_start and len(_WORD.findall(response, lead_in_start, end)) <= MAX_LEAD_IN_WORDS):
+                end = lead_in_start
         piece = response[start:end].strip()
         if re.search(r"\w", piece):
             kept.append(piece)
