@@ -188,3 +188,20 @@ def test_seed_robustness_and_judge_panel_tables(tmp_path):
     t14 = pd.read_csv(tmp_path / "out" / "table14_judge_sensitivity.csv", index_col=[0, 1])
     assert t14.iloc[0]["qavg_grader2"] == pytest.approx(2.0)
     assert t14.iloc[0]["qavg_grader"] == pytest.approx(fmean(s.scores["judge"].value["qavg_grader"] for s in log.samples))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda rows: rows[1].update(fluency=3.5), "line 3: 'fluency' must be an integer from 1 to 5, got 3.5"),
+        (lambda rows: rows[0].update(informativeness=6), "line 2: 'informativeness' must be an integer from 1 to 5, got 6"),
+        (lambda rows: rows.append(dict(rows[0])), "line 4: a second rating of the same sample by the same annotator"),
+        (lambda rows: [row.pop("annotator") for row in rows], "missing column(s) annotator"),
+    ],
+)
+def test_bad_human_ratings_are_refused_with_their_line(log_dir, tmp_path, capsys, edit, message):
+    rows = [{"sample_id": "s1", "annotator": a, **{d: 3 for d in DIMENSIONS}} for a in ("A1", "A2")]
+    edit(rows)
+    pd.DataFrame(rows).to_csv(tmp_path / "human.csv", index=False)
+    assert main(["report", str(log_dir), "-o", str(tmp_path / "out"), "--human", str(tmp_path / "human.csv")]) == 1
+    assert message in capsys.readouterr().err
