@@ -257,19 +257,19 @@ def read_human_ratings(path: str) -> pd.DataFrame:
     if missing:
         raise HumanRatingsError(f"{path}: missing column(s) {', '.join(missing)}")
     for index, row in human.iterrows():
-        line = index + 2  # the header is line 1
+        number = index + 1  # data rows counted from 1, after the header
         for column in ("sample_id", "annotator"):
             if pd.isna(row[column]) or not str(row[column]).strip():
-                raise HumanRatingsError(f"{path}, line {line}: column {column!r} is empty")
+                raise HumanRatingsError(f"{path}, row {number}: column {column!r} is empty")
         for dimension in DIMENSIONS:
             value = pd.to_numeric(row[dimension], errors="coerce")
             if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
-                raise HumanRatingsError(f"{path}, line {line}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}")
+                raise HumanRatingsError(f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}")
     keys = [c for c in ("model", "setting", "sample_id", "annotator") if c in human.columns]
     repeated = human.duplicated(keys, keep="first")
     if repeated.any():
-        line = int(repeated.idxmax()) + 2
-        raise HumanRatingsError(f"{path}, line {line}: a second rating of the same sample by the same annotator")
+        number = int(repeated.idxmax()) + 1
+        raise HumanRatingsError(f"{path}, row {number}: a second rating of the same sample by the same annotator")
     human[list(DIMENSIONS)] = human[list(DIMENSIONS)].apply(pd.to_numeric).astype(int)
     return human
 

@@ -193,13 +193,13 @@ def test_seed_robustness_and_judge_panel_tables(tmp_path):
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda rows: rows[1].update(fluency=3.5), "line 3: 'fluency' must be an integer from 1 to 5, got 3.5"),
-        (lambda rows: rows[0].update(informativeness=6), "line 2: 'informativeness' must be an integer from 1 to 5, got 6"),
-        (lambda rows: rows.append(dict(rows[0])), "line 4: a second rating of the same sample by the same annotator"),
+        (lambda rows: rows[1].update(fluency=3.5), "row 2: 'fluency' must be an integer from 1 to 5, got 3.5"),
+        (lambda rows: rows[0].update(informativeness=6), "row 1: 'informativeness' must be an integer from 1 to 5, got 6"),
+        (lambda rows: rows.append(dict(rows[0])), "row 3: a second rating of the same sample by the same annotator"),
         (lambda rows: [row.pop("annotator") for row in rows], "missing column(s) annotator"),
     ],
 )
-def test_bad_human_ratings_are_refused_with_their_line(log_dir, tmp_path, capsys, edit, message):
+def test_bad_human_ratings_are_refused_with_their_row(log_dir, tmp_path, capsys, edit, message):
     rows = [{"sample_id": "s1", "annotator": a, **{d: 3 for d in DIMENSIONS}} for a in ("A1", "A2")]
     edit(rows)
     pd.DataFrame(rows).to_csv(tmp_path / "human.csv", index=False)
