@@ -48,6 +48,13 @@ def test_bertscore_equals_a_direct_bert_score_call_on_each_pair(real_pairs, scor
     assert [r.values["bertscore"] for r in scored[1]] == pytest.approx(direct, abs=1e-6)
 
 
+def test_one_minilm_serves_both_metrics(scored):
+    from narrative_infill.auto_metrics.embedding import _bertscore_encoder, _sentence_model
+
+    _, encoder, _ = _bertscore_encoder(minilm_path(), 6, minilm_path())
+    assert encoder is _sentence_model(minilm_path())[0].auto_model  # not a second copy of the weights
+
+
 def test_bertscore_of_a_pair_does_not_depend_on_its_batch(real_pairs, scored):
     prediction, gold = real_pairs[0]
     [alone] = score_pairs([prediction], [gold], scored[0])

