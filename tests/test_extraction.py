@@ -1,7 +1,10 @@
 """Extraction rules, one behaviour per test, plus properties that hold for any input."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -183,6 +186,17 @@ def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
     assert "expected: 'He was out of milk.'" in out and "got:      'Eggs, please.'" in out
 
 
+def test_extract_eval_stops_quietly_when_its_reader_goes_away():
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # as `narrative-infill extract-eval ... | head` once head has exited
+    try:
+        done = subprocess.run([sys.executable, "-m", "narrative_infill.cli", "extract-eval", str(ANNOTATED), "--errors"],
+                              stdout=write_end, stderr=subprocess.PIPE, timeout=120)  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141 and b"Traceback" not in done.stderr
+
+
 def test_extract_eval_names_the_bad_line(tmp_path, capsys):
     labelled = tmp_path / "bad.jsonl"
     labelled.write_text('{"response": "x", "problem": "p ______"}\n')
@@ -190,10 +204,9 @@ def test_extract_eval_names_the_bad_line(tmp_path, capsys):
     assert "bad.jsonl:1: field 'expected'" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not ANNOTATED.exists(), reason="shared annotations not present")
 def test_agreement_with_the_authors_annotations_does_not_regress():
     from narrative_infill.extraction.evaluate import judge_rows, read_labelled, summary
 
     figures = summary(judge_rows(read_labelled(ANNOTATED)))
-    # Measured 0.880 / 0.930 / 0.055 when written; the first version reached 0.42 PMR.
-    assert figures["pmr"] >= 0.875 and figures["rouge1"] >= 0.925 and figures["failure"] <= 0.06
+    # Measured 0.885 / 0.938 / 0.050 (0.880 / 0.930 / 0.055 a stop earlier); the first version reached 0.42 PMR.
+    assert figures["pmr"] >= 0.885 and figures["rouge1"] >= 0.935 and figures["failure"] <= 0.05
