@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrative_infill.builder import BuildReport, build, write_records
-from narrative_infill.sources import read_source
+from narrative_infill.data.builder import BuildReport, build, write_records
+from narrative_infill.data.sources import read_source
 
 
 def main() -> None:

@@ -74,8 +74,8 @@ def inspect_path(log, backbone: str) -> tuple[float, list[tuple[int, float]]]:
     """Seconds for (a), and the (size, seconds) of each batch the scorer computed."""
     from inspect_ai import score
 
-    import narrative_infill.auto_metrics as auto_metrics
-    from narrative_infill.scorers import metrics
+    import narrative_infill.scorers.metrics.pairs as auto_metrics
+    from narrative_infill.scorers.metrics import metrics
 
     batches: list[tuple[int, float]] = []
     score_pairs = auto_metrics.score_pairs
@@ -156,7 +156,7 @@ def main() -> None:
     parser.add_argument("--backbone", default="auto", choices=("auto", "paper", "minilm"))
     args = parser.parse_args()
 
-    from narrative_infill.auto_metrics import resolve_backbones, score_pairs
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
     from narrative_infill.extraction import extract_answer
 
     rows = load_rows(None if args.all else args.n)

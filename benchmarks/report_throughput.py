@@ -25,7 +25,7 @@ def write_logs(n: int, log_dir: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
     from inspect_ai.scorer import Score
 
-    from narrative_infill.importer import import_generations
+    from narrative_infill.analysis.importer import import_generations
 
     rng = random.Random(0)
     source = log_dir / "synthetic.jsonl"

@@ -1,6 +1,7 @@
-"""Inspect registry entry point: importing this registers the tasks, solvers and scorers."""
+"""Inspect registry entry point: importing this registers the tasks, solvers, scorers and the replay model."""
 
-from .scorers import judge, metrics  # noqa: F401
+from .analysis.importer import ReplayModel, replay_output  # noqa: F401
+from .scorers.judge.scorer import judge  # noqa: F401
+from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401
 from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4  # noqa: F401
-from .importer import ReplayModel, replay_output  # noqa: F401

@@ -24,7 +24,7 @@ def _interrupt(signum, frame):
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .local_model import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
+    from .local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     server = LocalModelServer(args.model, port=args.port, n_ctx=args.n_ctx, startup_timeout=args.timeout)
@@ -58,7 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _setup_data(args: argparse.Namespace) -> int:
-    from .nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
+    from .local.nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
 
     data_dir = args.dir or default_data_dir()
     try:
@@ -70,7 +70,7 @@ def _setup_data(args: argparse.Namespace) -> int:
 
 
 def _extract_eval(args: argparse.Namespace) -> int:
-    from .extraction.evaluate import LabelledFileError, judge_rows, read_labelled, report
+    from .analysis.extraction_eval import LabelledFileError, judge_rows, read_labelled, report
 
     try:
         rows = read_labelled(args.file)
@@ -81,8 +81,8 @@ def _extract_eval(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .builder import BuildReport, build, write_records
-    from .sources import SourceRecordError, read_source
+    from .data.builder import BuildReport, build, write_records
+    from .data.sources import SourceRecordError, read_source
 
     report = BuildReport()
     try:
@@ -101,7 +101,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_stats(args: argparse.Namespace) -> int:
-    from .builder import build_stats, read_built
+    from .data.builder import build_stats, read_built
 
     try:
         records = read_built(args.file)
@@ -112,7 +112,7 @@ def _build_stats(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .importer import ImportRowError, import_generations, score_logs
+    from .analysis.importer import ImportRowError, import_generations, score_logs
 
     started = time.perf_counter()
     try:
@@ -134,7 +134,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import write_report
+    from .analysis.report import write_report
 
     started = time.perf_counter()
     try:
@@ -147,7 +147,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .local_model import DEFAULT_PORT
+    from .local.server import DEFAULT_PORT
 
     parser = argparse.ArgumentParser(prog="narrative-infill", description=__doc__)
     commands = parser.add_subparsers(dest="subcommand", required=True)
@@ -180,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
     extract.set_defaults(run=_extract_eval)
 
-    from .builder import POLICIES
-    from .sources import SOURCES
+    from .data.builder import POLICIES
+    from .data.sources import SOURCES
 
     builder = commands.add_parser(
         "build",

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from narrative_infill.builder import BuildReport, Narrative, build, build_stats, candidate_spans, mask, read_built
+from narrative_infill.data.builder import BuildReport, Narrative, build, build_stats, candidate_spans, mask, read_built
 from narrative_infill.cli import main
-from narrative_infill.records import BLANK, canonical_domain
-from narrative_infill.sources import SourceRecordError, read_source
+from narrative_infill.data.records import BLANK, canonical_domain
+from narrative_infill.data.sources import SourceRecordError, read_source
 from narrative_infill.tasks import infill_task
-from narrative_infill.text import split_sentences
+from narrative_infill.data.text import split_sentences
 
 ROC_CSV = """storyid,storytitle,sentence1,sentence2,sentence3,sentence4,sentence5
 a1,Milk,Walker loved to eat cereal.,One day he poured a bowl.,The carton was empty.,Walker rushed to the store.,He purchased more milk.
@@ -138,7 +138,7 @@ def test_sind_vist_json_generic_jsonl_and_text_sources(tmp_path):
 def test_stats_of_the_published_sample(benchmark_rows):
     from collections import Counter
 
-    from narrative_infill.dataset import load_benchmark
+    from narrative_infill.data.dataset import load_benchmark
 
     from helpers import BENCHMARK_CSV
 

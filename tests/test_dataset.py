@@ -6,14 +6,14 @@ import logging
 
 import pytest
 
-from narrative_infill.dataset import (
+from narrative_infill.data.dataset import (
     DataSourceError,
     filter_instances,
     infill_dataset,
     load_benchmark,
     stratified_subset,
 )
-from narrative_infill.records import SCHEMA, InvalidRecordError, blank_position, canonical_domain
+from narrative_infill.data.records import SCHEMA, InvalidRecordError, blank_position, canonical_domain
 
 from helpers import BENCHMARK_CSV
 

@@ -7,8 +7,8 @@ from inspect_ai import score
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.cli import main
-from narrative_infill.importer import ImportRowError, import_generations, read_generations
-from narrative_infill.scorers import metrics
+from narrative_infill.analysis.importer import ImportRowError, import_generations, read_generations
+from narrative_infill.scorers.metrics import metrics
 
 from helpers import SHARED
 

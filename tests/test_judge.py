@@ -7,8 +7,8 @@ import yaml
 from inspect_ai import eval, score
 from inspect_ai.model import Logprob, Logprobs, TopLogprob, get_model
 
-from narrative_infill.judging import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
-from narrative_infill.scorers import judge
+from narrative_infill.scorers.judge import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
+from narrative_infill.scorers.judge import judge
 from narrative_infill.tasks import infill_task
 
 from helpers import REFERENCE_MD, mock_model, mock_output

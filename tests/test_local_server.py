@@ -11,7 +11,7 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from narrative_infill.extraction import ExtractionStatus
-from narrative_infill.local_model import LocalModelServer, LocalServerError, default_gguf, port_in_use
+from narrative_infill.local.server import LocalModelServer, LocalServerError, default_gguf, port_in_use
 
 
 def free_port() -> int:

@@ -10,7 +10,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 
 from narrative_infill.cli import main
-from narrative_infill.report import DIMENSIONS
+from narrative_infill.analysis.report import DIMENSIONS
 from narrative_infill.tasks import infill_task
 
 from helpers import mock_model, mock_output

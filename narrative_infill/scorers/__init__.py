@@ -1,6 +1,5 @@
-"""Scorers. Each scores the extracted answer (``Score.answer``) against the gold span."""
+"""Scorers. Each scores the extracted answer (``Score.answer``) against the gold span.
 
-from .automatic import metrics
-from .judge import judge
-
-__all__ = ["judge", "metrics"]
+``answer`` is the extraction both share; ``metrics/`` holds the five automatic metrics and
+AtAvg (``narrative_infill/metrics``), ``judge/`` the rubric judge (``narrative_infill/judge``).
+"""

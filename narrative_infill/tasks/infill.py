@@ -9,11 +9,11 @@ from collections import Counter
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig, model_roles
 
-from ..dataset import infill_dataset
+from ..data.dataset import infill_dataset
 from ..prompts import PAPER
-from ..scorers import judge as judge_scorer
-from ..scorers import metrics
-from ..scorers.judge import NOT_RUN_HINT
+from ..scorers.judge.scorer import NOT_RUN_HINT
+from ..scorers.judge.scorer import judge as judge_scorer
+from ..scorers.metrics.scorer import metrics
 from ..solvers import generate_infill, infill_prompt
 
 logger = logging.getLogger(__name__)

@@ -21,8 +21,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
-from ..judging import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
-from .answer import extracted
+from ..answer import extracted
+from .parse import DIMENSIONS, JudgementError, parse_judgement
+from .prompt import judge_prompt
 
 NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
 
-from ..auto_metrics.lexical import rouge1_f1
-from ..jsonl import iter_jsonl
-from . import Extraction, extract_answer
+from ..data.jsonl import iter_jsonl
+from ..extraction import Extraction, extract_answer
+from ..scorers.metrics.lexical import rouge1_f1
 
 
 class LabelledFileError(ValueError):

@@ -22,8 +22,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from .jsonl import iter_jsonl
-from .prompts import PARADIGMS, TELER_LEVELS
+from ..data.jsonl import iter_jsonl
+from ..prompts import PARADIGMS, TELER_LEVELS
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
@@ -231,7 +231,8 @@ def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, 
     from inspect_ai import score
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from .scorers import judge, metrics
+    from ..scorers.judge.scorer import judge
+    from ..scorers.metrics.scorer import metrics
 
     factories = {"metrics": metrics, "judge": judge}
     unknown = [name for name in scorers if name not in factories]

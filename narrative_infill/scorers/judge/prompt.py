@@ -17,7 +17,7 @@ from importlib import resources
 
 import yaml
 
-from ..records import BLANK
+from ...data.records import BLANK
 
 VARIANTS = ("paper", "authors")
 _AUTHORS_KEY = "narrative_infilling_evaluation_v4"

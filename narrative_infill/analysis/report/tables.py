@@ -19,17 +19,17 @@ Conventions, each as in the paper unless said:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from .auto_metrics import METRIC_NAMES as METRICS
-from .judging import DIMENSIONS
-from .prompts import PARADIGMS
-from .prompts import TELER_LEVELS as LEVELS
+from ...prompts import PARADIGMS
+from ...prompts import TELER_LEVELS as LEVELS
+from ...scorers.judge.parse import DIMENSIONS
+from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from .human import human_agreement
 
 CONTAMINATION_ROUGE = 0.8
 
@@ -42,64 +42,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def _score_columns(frame: pd.DataFrame, prefix: str) -> list[str]:
-    return sorted((c for c in frame.columns if c == f"score_{prefix}" or c.startswith(f"score_{prefix}")), key=len)
-
-
-def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Dict-valued score column (JSON text in the dataframe) -> one float column per key."""
-    def parse(value):
-        if isinstance(value, str):
-            try:
-                return json.loads(value.replace("NaN", "null"))
-            except json.JSONDecodeError:
-                return {}
-        return value if isinstance(value, dict) else {}
-
-    parsed = frame[column].map(parse)
-    names = keys or sorted({key for value in parsed for key in value})
-    return pd.DataFrame({name: parsed.map(lambda v, n=name: _float(v.get(n))) for name in names}, index=frame.index)
-
-
-def _float(value) -> float:
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        return math.nan
-    return result
-
-
-def _template(metadata) -> str | None:
-    if isinstance(metadata, str):
-        try:
-            metadata = json.loads(metadata)
-        except json.JSONDecodeError:
-            return None
-    return metadata.get("template") if isinstance(metadata, dict) else None
-
-
-def load_samples(paths: list[str]) -> pd.DataFrame:
-    """One row per scored sample: model, setting, metadata, metrics, judge dimensions."""
-    from inspect_ai.analysis import evals_df, samples_df
-
-    samples = samples_df(paths, quiet=True, parallel=True)
-    evals = evals_df(paths, quiet=True)
-    # The setting is the task's template (task metadata), else the registered task name's last part.
-    evals["setting"] = [
-        _template(metadata) or str(name).split("/")[-1] for metadata, name in zip(evals["metadata"], evals["task_name"])
-    ]
-    frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
-    frame["model"] = frame["model"].astype(str).str.replace(r"^replay/", "", regex=True)
-    metric_columns = _score_columns(frame, "metrics")
-    if metric_columns:
-        frame = frame.join(_expand(frame, metric_columns[0], (*METRICS, "atavg")))
-    judge_columns = _score_columns(frame, "judge")
-    if judge_columns:
-        frame = frame.join(_expand(frame, judge_columns[0]))
-    return frame
-
-
-def _has(frame: pd.DataFrame, columns) -> bool:
+def has_columns(frame: pd.DataFrame, columns) -> bool:
     return all(c in frame.columns for c in columns) and frame[list(columns)].notna().any().all()
 
 
@@ -112,8 +55,8 @@ def _pivot(frame: pd.DataFrame, value: str, columns: str, order: tuple[str, ...]
 
 def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: str | None = None) -> Report:
     report = Report()
-    has_metrics = _has(frame, ("atavg",))
-    has_judge = _has(frame, ("qavg",))
+    has_metrics = has_columns(frame, ("atavg",))
+    has_judge = has_columns(frame, ("qavg",))
     if not has_judge:
         report.notes.append("No judge scores in these logs: QAvg, High% and Low% columns are absent (run narrative_infill/judge).")
     if not has_metrics:
@@ -145,7 +88,7 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
         if subset.empty:
             report.absent[f"{name}_breakdown"] = "no runs of these settings in the logs"
             continue
-        columns = [c for c in (*METRICS, "atavg", *DIMENSIONS, "qavg") if _has(subset, (c,))]
+        columns = [c for c in (*METRICS, "atavg", *DIMENSIONS, "qavg") if has_columns(subset, (c,))]
         if not columns:
             report.absent[f"{name}_breakdown"] = "no scores in the logs"
             continue
@@ -157,17 +100,17 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
         table6 = judged.groupby("setting").agg(QAvg=("qavg", "mean"), High=("high", "mean"), Low=("low", "mean"), judged=("qavg", "count"))
         table6[["High", "Low"]] *= 100
         report.tables["table6_quality_by_setting"] = table6.reindex([s for s in LEVELS + PARADIGMS if s in table6.index])
-        if _has(frame, ("metadata_position",)):
+        if has_columns(frame, ("metadata_position",)):
             t7 = frame.groupby(["setting", "metadata_position"]).agg(QAvg=("qavg", "mean"), High=("high", "mean"))
             t7["High"] *= 100
             report.tables["table7_position_by_setting"] = t7.unstack("metadata_position")
-            if _has(frame, ("metadata_domain",)):
+            if has_columns(frame, ("metadata_domain",)):
                 t7b = frame.groupby(["metadata_domain", "metadata_position"]).agg(QAvg=("qavg", "mean"), High=("high", "mean"))
                 t7b["High"] *= 100
                 report.tables["table7_domain_by_position"] = t7b.unstack("metadata_position")
         else:
             report.absent["table7_position_by_setting"] = "samples carry no blank position (imported generations without source text)"
-        if _has(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
+        if has_columns(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
             length = pd.cut(frame["metadata_narrative_sentences"].astype(float), [0, 5, 15, math.inf], labels=["short (<=5)", "medium (6-15)", "long (>15)"])
             t8 = frame.assign(length=length).groupby(["length", "metadata_position", "metadata_n"], observed=True)["low"].mean() * 100
             report.tables["table8_low_by_length_position_n"] = t8.unstack(["metadata_position", "metadata_n"])
@@ -187,7 +130,7 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     else:
         report.absent["contamination_rouge1_ge_0.8"] = "no ROUGE-1 scores in the logs"
     if human_csv:
-        _human_agreement(frame, human_csv, report, has_judge)
+        human_agreement(frame, human_csv, report, has_judge)
     else:
         report.absent["table2_human_agreement"] = "no --human CSV of human ratings given"
     return report
@@ -240,111 +183,3 @@ def _robustness(frame: pd.DataFrame, report: Report, has_judge: bool) -> None:
         report.tables["table14_judge_sensitivity"] = frame.groupby(["setting", "model"])[judges].mean()
     else:
         report.absent["table14_judge_sensitivity"] = "a single judge scored these logs (use a judge panel)"
-
-
-class HumanRatingsError(ValueError):
-    """A human-ratings CSV that cannot be used, naming the file, row and column."""
-
-
-def read_human_ratings(path: str) -> pd.DataFrame:
-    """Human ratings, one row per (sample, annotator), each dimension an integer 1-5.
-
-    Checked here because a pivot would silently average repeated rows and a cast would
-    silently truncate 3.5 to 3.
-    """
-    human = pd.read_csv(path, dtype={"sample_id": str, "annotator": str, "model": str, "setting": str})
-    missing = [c for c in ("sample_id", "annotator", *DIMENSIONS) if c not in human.columns]
-    if missing:
-        raise HumanRatingsError(f"{path}: missing column(s) {', '.join(missing)}")
-    for index, row in human.iterrows():
-        number = index + 1  # data rows counted from 1, after the header
-        for column in ("sample_id", "annotator"):
-            if pd.isna(row[column]) or not str(row[column]).strip():
-                raise HumanRatingsError(f"{path}, row {number}: column {column!r} is empty")
-        for dimension in DIMENSIONS:
-            value = pd.to_numeric(row[dimension], errors="coerce")
-            if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
-                raise HumanRatingsError(f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}")
-    keys = [c for c in ("model", "setting", "sample_id", "annotator") if c in human.columns]
-    repeated = human.duplicated(keys, keep="first")
-    if repeated.any():
-        number = int(repeated.idxmax()) + 1
-        raise HumanRatingsError(f"{path}, row {number}: a second rating of the same sample by the same annotator")
-    human[list(DIMENSIONS)] = human[list(DIMENSIONS)].apply(pd.to_numeric).astype(int)
-    return human
-
-
-def _human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_judge: bool) -> None:
-    from scipy.stats import spearmanr
-    from sklearn.metrics import cohen_kappa_score
-
-    human = read_human_ratings(human_csv)
-    annotators = sorted(human["annotator"].unique())
-    keys = [c for c in ("model", "setting") if c in human.columns] + ["sample_id"]
-    judged = frame.drop(columns=["sample_id"], errors="ignore").rename(columns={"id": "sample_id"})
-    judged["sample_id"] = judged["sample_id"].astype(str)
-    if has_judge and judged.duplicated(keys).any():
-        report.absent["table2_human_agreement"] = (
-            "sample ids repeat across models or settings in these logs: give the ratings 'model' and 'setting' columns"
-        )
-        return
-    judged = judged.set_index(keys) if has_judge else None
-    wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
-    rows = []
-    for d in DIMENSIONS:
-        row = {"dimension": d}
-        if len(annotators) >= 2:
-            pair = wide[d][annotators[:2]].dropna()
-            row["cohen_kappa"] = cohen_kappa_score(pair[annotators[0]], pair[annotators[1]])
-        if has_judge:
-            for annotator in annotators:
-                joined = pd.concat([wide[d][annotator], judged[d]], axis=1, join="inner").dropna()
-                row[f"spearman_{annotator}"] = spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic if len(joined) > 2 else math.nan
-        rows.append(row)
-    report.tables["table2_human_agreement"] = pd.DataFrame(rows).set_index("dimension")
-
-
-def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool) -> None:
-    if not _has(frame, ("qavg",)):
-        report.absent["figure2_high_by_model"] = "no judge scores in the logs"
-        return
-    kind = frame["setting"].map(lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None)
-    high = (frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4)
-    table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
-             .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip
-    if table.empty:
-        report.absent["figure2_high_by_model"] = "no judged TELeR or reasoning runs"
-        return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    axes = table.plot.bar(figsize=(max(6, len(table) * 0.6), 4))
-    axes.set_ylabel("High% (QAvg > 4)" if not high_inclusive else "High% (QAvg >= 4)")
-    axes.set_title("High-quality completions by model: instruction vs reasoning prompting")
-    plt.tight_layout()
-    path = out / "figure2_high_by_model.png"
-    plt.savefig(path, dpi=120)
-    plt.close("all")
-    report.figures["figure2_high_by_model"] = path
-    report.tables["figure2_high_by_model"] = table
-
-
-def write_report(paths: list[str], out: Path, high_inclusive: bool = False, human_csv: str | None = None) -> Report:
-    out.mkdir(parents=True, exist_ok=True)
-    frame = load_samples(paths)
-    report = build_report(frame, high_inclusive, human_csv)
-    figure2(frame, out, report, high_inclusive)
-    lines = ["# Narrative infilling report", "", f"{len(frame)} samples from {frame['eval_id'].nunique()} logs; "
-             f"models: {', '.join(sorted(frame['model'].unique()))}.", ""]  # fmt: skip
-    lines += [f"- {note}" for note in report.notes]
-    for name, table in report.tables.items():
-        table.to_csv(out / f"{name}.csv")
-        lines += ["", f"## {name}", "", table.round(3).to_markdown()]
-    for name, path in report.figures.items():
-        lines += ["", f"![{name}]({path.name})"]
-    if report.absent:
-        lines += ["", "## Absent", ""] + [f"- **{name}**: {reason}" for name, reason in report.absent.items()]
-    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return report

@@ -7,10 +7,10 @@ import pytest
 from inspect_ai import eval, score
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-import narrative_infill.auto_metrics as metrics_module
+import narrative_infill.scorers.metrics.pairs as metrics_module
 from narrative_infill.extraction import extract_answer
-from narrative_infill.auto_metrics import resolve_backbones, score_pairs
-from narrative_infill.scorers import metrics
+from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+from narrative_infill.scorers.metrics import metrics
 from narrative_infill.tasks import infill_task
 
 from helpers import mock_model

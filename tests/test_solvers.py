@@ -3,7 +3,7 @@
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.dataset import load_benchmark
+from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.solvers.infill import max_tokens_for
 from narrative_infill.tasks import infill_task
 

@@ -75,7 +75,7 @@ def _rows_from_hub(repo: str, revision: str | None) -> Iterator[tuple[int, dict[
 
 
 def _demo_path() -> Path:
-    return Path(str(resources.files("narrative_infill") / "resources" / "demo.jsonl"))
+    return Path(str(resources.files(__package__) / "demo.jsonl"))
 
 
 def read_records(data: str, revision: str | None = None) -> tuple[str, Iterable[tuple[int, Mapping[str, Any]]]]:

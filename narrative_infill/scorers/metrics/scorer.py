@@ -7,8 +7,8 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..auto_metrics import ATAVG, METRIC_NAMES
-from .answer import extracted
+from .pairs import ATAVG, METRIC_NAMES
+from ..answer import extracted
 
 _KEYS = (*METRIC_NAMES, ATAVG)
 #: Pairs scored per flush of the queue. Larger than a model batch: texts are sorted by length
@@ -19,8 +19,8 @@ PAIRS_PER_FLUSH = 1024
 @cache
 def _batcher(backbone: str, bertscore_model: str | None, bertscore_layer: int | None, semf1_model: str | None, batch_size: int):
     """One batcher (and one set of loaded models) per configuration, per process."""
-    from ..auto_metrics import metrics_signature, resolve_backbones, score_pairs
-    from ..auto_metrics.batching import DynamicBatcher
+    from .batching import DynamicBatcher
+    from .pairs import metrics_signature, resolve_backbones, score_pairs
 
     backbones = resolve_backbones(backbone, bertscore_model, bertscore_layer, semf1_model)
     signature_holder: list[str] = []

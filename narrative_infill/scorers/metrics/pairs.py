@@ -1,7 +1,7 @@
 """The paper's five automatic metrics and their mean (AtAvg), scored in batches.
 
 ``score_pairs`` is the one place a batch of (prediction, reference) pairs is scored; the
-Inspect scorer (``narrative_infill.scorers.automatic``) feeds it the extracted answers of
+Inspect scorer (``narrative_infill.scorers.metrics.scorer``) feeds it the extracted answers of
 the samples being scored concurrently.
 """
 
@@ -33,7 +33,7 @@ def sentences(text: str) -> list[str]:
     """Sentences as the authors' Sem-F1 split them: NLTK ``sent_tokenize``."""
     from nltk import sent_tokenize
 
-    from ..nltk_data import ensure_punkt
+    from ...local.nltk_data import ensure_punkt
 
     ensure_punkt()
     return [s for s in sent_tokenize(text) if s.strip()]

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from narrative_infill.extraction import extract_answer
-from narrative_infill.auto_metrics import METRIC_NAMES, metrics_signature, resolve_backbones, score_pairs
-from narrative_infill.auto_metrics.embedding import BackboneUnavailable, minilm_path
+from narrative_infill.scorers.metrics.pairs import METRIC_NAMES, metrics_signature, resolve_backbones, score_pairs
+from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
 
 from helpers import SHARED
 
@@ -49,7 +49,7 @@ def test_bertscore_equals_a_direct_bert_score_call_on_each_pair(real_pairs, scor
 
 
 def test_one_minilm_serves_both_metrics(scored):
-    from narrative_infill.auto_metrics.embedding import _bertscore_encoder, _sentence_model
+    from narrative_infill.scorers.metrics.embedding import _bertscore_encoder, _sentence_model
 
     _, encoder, _ = _bertscore_encoder(minilm_path(), 6, minilm_path())
     assert encoder is _sentence_model(minilm_path())[0].auto_model  # not a second copy of the weights

@@ -1,0 +1,38 @@
+"""Figure 2: High% per model, instruction vs reasoning prompting, as a PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ...prompts import PARADIGMS
+from ...prompts import TELER_LEVELS as LEVELS
+from .tables import Report, has_columns
+
+
+def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool) -> None:
+    if not has_columns(frame, ("qavg",)):
+        report.absent["figure2_high_by_model"] = "no judge scores in the logs"
+        return
+    kind = frame["setting"].map(lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None)
+    high = (frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4)
+    table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
+             .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip
+    if table.empty:
+        report.absent["figure2_high_by_model"] = "no judged TELeR or reasoning runs"
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    axes = table.plot.bar(figsize=(max(6, len(table) * 0.6), 4))
+    axes.set_ylabel("High% (QAvg > 4)" if not high_inclusive else "High% (QAvg >= 4)")
+    axes.set_title("High-quality completions by model: instruction vs reasoning prompting")
+    plt.tight_layout()
+    path = out / "figure2_high_by_model.png"
+    plt.savefig(path, dpi=120)
+    plt.close("all")
+    report.figures["figure2_high_by_model"] = path
+    report.tables["figure2_high_by_model"] = table

@@ -1,0 +1,75 @@
+"""Table 2: agreement between human annotators and with the judge, from a ratings CSV."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ...scorers.judge.parse import DIMENSIONS
+
+if TYPE_CHECKING:
+    from .tables import Report
+
+
+class HumanRatingsError(ValueError):
+    """A human-ratings CSV that cannot be used, naming the file, row and column."""
+
+
+def read_human_ratings(path: str) -> pd.DataFrame:
+    """Human ratings, one row per (sample, annotator), each dimension an integer 1-5.
+
+    Checked here because a pivot would silently average repeated rows and a cast would
+    silently truncate 3.5 to 3.
+    """
+    human = pd.read_csv(path, dtype={"sample_id": str, "annotator": str, "model": str, "setting": str})
+    missing = [c for c in ("sample_id", "annotator", *DIMENSIONS) if c not in human.columns]
+    if missing:
+        raise HumanRatingsError(f"{path}: missing column(s) {', '.join(missing)}")
+    for index, row in human.iterrows():
+        number = index + 1  # data rows counted from 1, after the header
+        for column in ("sample_id", "annotator"):
+            if pd.isna(row[column]) or not str(row[column]).strip():
+                raise HumanRatingsError(f"{path}, row {number}: column {column!r} is empty")
+        for dimension in DIMENSIONS:
+            value = pd.to_numeric(row[dimension], errors="coerce")
+            if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
+                raise HumanRatingsError(f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}")
+    keys = [c for c in ("model", "setting", "sample_id", "annotator") if c in human.columns]
+    repeated = human.duplicated(keys, keep="first")
+    if repeated.any():
+        number = int(repeated.idxmax()) + 1
+        raise HumanRatingsError(f"{path}, row {number}: a second rating of the same sample by the same annotator")
+    human[list(DIMENSIONS)] = human[list(DIMENSIONS)].apply(pd.to_numeric).astype(int)
+    return human
+
+
+def human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_judge: bool) -> None:
+    from scipy.stats import spearmanr
+    from sklearn.metrics import cohen_kappa_score
+
+    human = read_human_ratings(human_csv)
+    annotators = sorted(human["annotator"].unique())
+    keys = [c for c in ("model", "setting") if c in human.columns] + ["sample_id"]
+    judged = frame.drop(columns=["sample_id"], errors="ignore").rename(columns={"id": "sample_id"})
+    judged["sample_id"] = judged["sample_id"].astype(str)
+    if has_judge and judged.duplicated(keys).any():
+        report.absent["table2_human_agreement"] = (
+            "sample ids repeat across models or settings in these logs: give the ratings 'model' and 'setting' columns"
+        )
+        return
+    judged = judged.set_index(keys) if has_judge else None
+    wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
+    rows = []
+    for d in DIMENSIONS:
+        row = {"dimension": d}
+        if len(annotators) >= 2:
+            pair = wide[d][annotators[:2]].dropna()
+            row["cohen_kappa"] = cohen_kappa_score(pair[annotators[0]], pair[annotators[1]])
+        if has_judge:
+            for annotator in annotators:
+                joined = pd.concat([wide[d][annotator], judged[d]], axis=1, join="inner").dropna()
+                row[f"spearman_{annotator}"] = spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic if len(joined) > 2 else math.nan
+        rows.append(row)
+    report.tables["table2_human_agreement"] = pd.DataFrame(rows).set_index("dimension")

@@ -1,0 +1,365 @@
+"""Answer extraction: from a raw model response to the infill text that gets scored.
+
+The rules follow what the paper's annotators did (Appendix A.1, Table 9), in this order:
+
+1. drop a reasoning trace up to its last ``</think>``; an unclosed trace, a runaway output
+   cut off mid-sentence, a loop or a refusal holds no answer;
+2. take the content of ``<ANSWER>`` tags (several pairs, one side only, misspelled or any case);
+3. else the text after an answer label (``Answer:``, ``The missing sentence is:``), the last
+   one when there are several, or the first content block after a preamble, and the first
+   item of a list of options;
+4. inside that, the ``**bold**`` or quoted text when the rest restates the story;
+5. remove what restates the problem's context (``context.recover_infill``);
+6. strip markdown, HTML tags, wrapping quotes and leftover blanks.
+
+No rule depends on particular texts, problems or models. Every pattern is linear-time:
+no nested quantifiers, so adversarial input cannot backtrack catastrophically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from enum import Enum
+
+from .context import recover_infill
+
+
+class ExtractionStatus(str, Enum):
+    """The rule that decided the extraction."""
+
+    TAGGED = "tagged"
+    PREFIXED = "prefixed"
+    LIST_ITEM = "list_item"
+    LINE = "line"
+    BOLD = "bold"
+    QUOTED = "quoted"
+    RESTATED_PROBLEM = "restated_problem"
+    AFTER_THINK = "after_think"
+    WHOLE_RESPONSE = "whole_response"
+    NO_ANSWER = "no_answer"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    text: str
+    status: ExtractionStatus
+    steps: tuple[str, ...] = field(default_factory=tuple)
+
+
+#: Without a closing ``</think>``, output this long that stops mid-sentence is a reasoning
+#: trace cut off by the token limit, not an infill.
+RUNAWAY_WORDS = 800
+#: A sentence of at least LOOP_MIN_WORDS words repeated this often is a decoding loop.
+LOOP_REPEATS = 4
+LOOP_MIN_WORDS = 4
+
+_THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
+# A tag whose name is "answer" give or take two letters (<ANSWR>, <ANNWER>, < /answer >).
+_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z]{4,8})\s*>")
+_HTML_TAG = re.compile(r"</?\s*(?:b|i|u|em|strong|br|span|p|mark|s)\s*/?>", re.IGNORECASE)
+_LEADING_ANSWER_WORD = re.compile(r"^\W{0,3}answer\b[^\w\"'“]*", re.IGNORECASE)
+# "Answer:", "**The missing sentences are:**", "The answer is:" at the start of a line.
+# Possessive and bounded quantifiers keep this linear on runs of "*" or spaces.
+_LABEL_LINE = re.compile(
+    r"^[ \t>#*_\-]{0,8}+(?P<label>[^\n:*]{1,80}+)[*_ \t]{0,4}+:[*_ \t]*+(?P<rest>[^\n]*+)$", re.MULTILINE
+)
+# "The missing sentences are: ...", "Completed text: ..." with the answer on the same line.
+_ANSWER_LABEL = re.compile(
+    r"^\W*(?:the |your |my |a )?(?:missing|correct|completed?|final|filled[- ]in)\s+"
+    r"(?:text|sentences?|words?|phrase|part|answer|infill|content|span)\b",
+    re.IGNORECASE,
+)
+_PREAMBLE_WORDS = re.compile(
+    r"\b(?:here|answer|missing|blank|complet\w*|fill\w*|infill|sentences?|text|story|narrative|words?|"
+    r"phrase|options?|possib\w*|versions?|read|be|is|are|suggest\w*|try)\b",
+    re.IGNORECASE,
+)
+# "The missing sentence is "X"" written as running text, without a colon.
+_IS_QUOTED = re.compile(
+    r"\b(?:answer|word|words|text|sentence|sentences|phrase|blank)\s+(?:is|are|would be|should be|could be)\s+"
+    r"[\"“]([^\"”\n]{1,2000})[\"”]",
+    re.IGNORECASE,
+)
+_BLOCK_SPLIT = re.compile(r"\n[ \t]*\n")
+_RULE_LINE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t]+")
+_BOLD = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
+_ITALIC = re.compile(r"(?<![*\w])\*([^*\n]+?)\*(?![*\w])")
+_QUOTE_PAIRS = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "<": ">"}
+_REFUSAL = re.compile(
+    r"^\W*(?:i(?:'m| am)? (?:sorry|unable|not able)|i can(?:'t|not| not)|as an ai)\b[^.\n]{0,120}"
+    r"\b(?:help|assist|provide|fulfil+|complete|answer|fill|do that|comply)",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_TERMINAL = re.compile(r"[.!?\"'”)\]*]\s*$")
+
+
+def _is_answer_tag(name: str) -> bool:
+    """Tag names within two edits of "answer" (ANSWR, ANNWER, ANWSER)."""
+    name = name.lower()
+    return name == "answer" or SequenceMatcher(None, name, "answer").ratio() >= 0.8
+
+
+def _from_tags(text: str, problem: str) -> tuple[str, str] | None:
+    """Content of answer tags: from the first opening to the last closing tag, tags removed.
+
+    A lone closing tag keeps what precedes it, a lone opening tag what follows it. Of several
+    tagged pieces, one that only restates the story ("<ANSWER>[the next sentence]</ANSWER>")
+    is dropped.
+    """
+    tags = [m for m in _TAG.finditer(text) if _is_answer_tag(m.group(2))]
+    if not tags:
+        return None
+    opens = [m for m in tags if not m.group(1)]
+    closes = [m for m in tags if m.group(1)]
+    if opens and closes and closes[-1].start() > opens[0].end():
+        inner = text[opens[0].end(): closes[-1].start()]
+        step = "answer_tags" if len(tags) == 2 else "answer_tags_joined"
+    elif opens:
+        inner, step = text[opens[0].end():], "answer_tag_open_only"
+    else:
+        inner, step = text[: closes[0].start()], "answer_tag_close_only"
+    pieces = [p.strip() for p in _TAG.split(inner)[::3] if p.strip()] if len(tags) > 2 else []
+    if len(pieces) > 1:
+        recovered = [recover_infill(piece, problem) for piece in pieces]
+        new = [
+            piece
+            for piece, r in zip(pieces, recovered)
+            if not r.restated or (r.text and not r.extends_next_sentence)
+        ]
+        if new and len(new) < len(pieces):
+            return " ".join(new), step + ",drop_restated_piece"
+    inner = _TAG.sub(lambda m: " " if _is_answer_tag(m.group(2)) else m.group(), inner)
+    return inner.strip(), step
+
+
+def _label_kind(label: str) -> str | None:
+    """'answer' for an answer label, 'preamble' for a lead-in, None for other colons."""
+    label = _BOLD.sub(lambda m: m.group(1) or m.group(2), label).strip(" *_\"'")
+    words = label.split()
+    if not words or len(words) > 25:
+        return None
+    if re.fullmatch(r"(?:final |correct |the )*answers?", label, re.IGNORECASE) or re.search(
+        r"\banswer\b", label, re.IGNORECASE
+    ):
+        return "answer"
+    if _PREAMBLE_WORDS.search(label):
+        return "preamble"
+    return None
+
+
+def _after_answer_label(text: str) -> tuple[str, str] | None:
+    """Text after the last ``Answer:`` line (same line, else the next block)."""
+    found = None
+    for match in _LABEL_LINE.finditer(text):
+        if _label_kind(match.group("label")) == "answer" or (
+            _ANSWER_LABEL.search(match.group("label")) and match.group("rest").strip("*_ \t")
+        ):
+            found = match
+    if found is None:
+        return None
+    rest = found.group("rest").strip()
+    if not rest.strip("*_ \t"):
+        rest = text[found.end():].strip()
+    return rest, "after_answer_label"
+
+
+def _is_preamble(block: str) -> bool:
+    """A lead-in ending in a colon ("Here are three options:", "**Option 1 (Simple):**")."""
+    line = block.strip()
+    if "\n" in line:
+        return False
+    if re.fullmatch(r"(\*\*|__)[^\n]{1,120}:\s*\1", line):
+        return True  # a bold heading
+    line = line.rstrip("*_ \t")
+    if not line.endswith(":"):
+        return False
+    lead_in = re.split(r"(?<=[.!?])\s+", line[:-1])[-1]
+    return _label_kind(lead_in) is not None
+
+
+def _first_content_block(text: str) -> tuple[str, list[str]]:
+    """Skip preambles and rules; of a list, keep the first item."""
+    steps: list[str] = []
+    blocks = [b for b in _BLOCK_SPLIT.split(text) if b.strip() and not _RULE_LINE.match(b)]
+    if not blocks:
+        return "", steps
+    index = 0
+    while index < len(blocks) - 1 and _is_preamble(blocks[index]):
+        index += 1
+        steps.append("skip_preamble")
+    block = blocks[index]
+    lines = [line for line in block.splitlines() if line.strip() and not _RULE_LINE.match(line)]
+    if lines and _is_preamble(lines[0]) and len(lines) > 1:
+        lines, steps = lines[1:], steps + ["skip_preamble"]
+    if lines and _LIST_MARKER.match(lines[0]):
+        steps.append("first_list_item")
+        return _LIST_MARKER.sub("", lines[0], count=1).strip(), steps
+    if len(blocks) > 1:
+        steps.append("first_block")
+    return "\n".join(lines).strip(), steps
+
+
+def _marked_span(text: str) -> tuple[str, str] | None:
+    """Bold (or italic) text set off in a longer line: the model marking its infill."""
+    for pattern, step in ((_BOLD, "bold_span"), (_ITALIC, "italic_span")):
+        spans = [m for m in pattern.finditer(text) if not (m.group(1) or m.group(2) or "").rstrip().endswith(":")]
+        if not spans:
+            continue
+        # Join bold runs separated only by spaces or punctuation ("**a**, **b**").
+        start, end = spans[0].start(), spans[0].end()
+        for span in spans[1:]:
+            if re.fullmatch(r"[\s,;.]*", text[end: span.start()]):
+                end = span.end()
+            else:
+                break
+        outside = (text[:start] + text[end:]).strip(" \t\n*_.,;:!?\"'")
+        if not outside:
+            return None
+        return pattern.sub(lambda m: m.group(1) or m.group(2), text[start:end]).strip(), step
+    return None
+
+
+def _words_of(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _new_part_of_marked(line: str, marked: str, problem: str) -> str | None:
+    """The part of the marked text that is new, or None when it is part of the story.
+
+    The whole line is aligned against the problem. Nothing new left ("pets. **She** had a
+    great time": the context's "They", reworded), new text unrelated to the marked text, or
+    only a short lead-in ("**And then, he was signed ...**") mean the marking is context.
+    When the marked text also copies a context sentence, only its new part is kept.
+    """
+    recovered = recover_infill(_clean(line), problem)
+    if not recovered.restated:
+        return marked
+    new, marked_words = _words_of(recovered.text), _words_of(marked)
+    if not new:
+        return None
+    if marked_words in new:
+        return marked
+    if new not in marked_words or len(new.split()) < 4:
+        return None
+    return recovered.text
+
+
+def _unquote(text: str) -> str:
+    """Remove quotes (or angle brackets) that wrap the whole text, keeping a final . or ,."""
+    stripped = text.strip()
+    trailing = ""
+    if stripped[-1:] in ".," and len(stripped) > 2 and stripped[-2] in "\"”'’>":
+        stripped, trailing = stripped[:-1], stripped[-1]
+    close = _QUOTE_PAIRS.get(stripped[:1])
+    if not close or len(stripped) < 2 or stripped[-1] != close or close in stripped[1:-1]:
+        return stripped + trailing
+    return stripped[1:-1].strip()
+
+
+def _leading_quote(text: str) -> str | None:
+    """A quoted answer followed by an explanation: '"However" So the complete sentence...'."""
+    match = re.match(r"\s*[\"“]([^\"”\n]{1,2000})[\"”]", text)
+    if match and text[match.end():].strip():
+        return match.group(1).strip()
+    return None
+
+
+def _clean(text: str) -> str:
+    text = _HTML_TAG.sub(" ", text)
+    text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _ITALIC.sub(r"\1", text)
+    text = re.sub(r"_{3,}", " ", text)
+    text = _LIST_MARKER.sub("", text, count=1)
+    text = _LEADING_ANSWER_WORD.sub("", text)
+    text = _unquote(text.strip(" \t\n*#"))
+    return text.strip(" \t\n*#")
+
+
+def _is_loop(text: str) -> bool:
+    counts = Counter(
+        " ".join(s.lower().split()) for s in _SENTENCE.findall(text) if len(s.split()) >= LOOP_MIN_WORDS
+    )
+    return bool(counts) and counts.most_common(1)[0][1] >= LOOP_REPEATS
+
+
+def _no_answer(steps: list[str], reason: str) -> Extraction:
+    return Extraction("", ExtractionStatus.NO_ANSWER, tuple(steps + [reason]))
+
+
+def extract_answer(response: str, problem: str, n: int | None = None) -> Extraction:
+    """Extract the infill from ``response`` to the blank in ``problem``.
+
+    ``n`` (the number of masked sentences) is accepted for callers that know it; the rules
+    do not need it.
+    """
+    steps: list[str] = []
+    text = response or ""
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end():]
+        steps.append("drop_think_trace")
+    elif _THINK_OPEN.search(text):
+        return _no_answer(steps, "unclosed_think_trace")
+    elif len(text.split()) >= RUNAWAY_WORDS and not _TERMINAL.search(text):
+        return _no_answer(steps, "runaway_output")
+    if not text.strip():
+        return _no_answer(steps, "empty_response")
+    if _is_loop(text) and not closes:
+        return _no_answer(steps, "repetition_loop")
+
+    status = ExtractionStatus.AFTER_THINK if closes else ExtractionStatus.WHOLE_RESPONSE
+    tagged = _from_tags(text, problem)
+    labelled = None if tagged else _after_answer_label(text)
+    if tagged:
+        text, step = tagged
+        status = ExtractionStatus.TAGGED
+        steps.extend(step.split(","))
+    elif labelled:
+        text, step = labelled
+        status = ExtractionStatus.PREFIXED
+        steps.append(step)
+
+    block, block_steps = _first_content_block(text)
+    if block_steps:
+        steps.extend(block_steps)
+        if "first_list_item" in block_steps:
+            status = ExtractionStatus.LIST_ITEM
+        elif status in (ExtractionStatus.AFTER_THINK, ExtractionStatus.WHOLE_RESPONSE):
+            status = ExtractionStatus.LINE
+    text = block
+
+    is_quoted = _IS_QUOTED.search(text)
+    if is_quoted and status is not ExtractionStatus.TAGGED:
+        text, status = is_quoted.group(1), ExtractionStatus.QUOTED
+        steps.append("quoted_after_is")
+    elif (marked := _marked_span(text)) is not None:
+        new_part = _new_part_of_marked(text, marked[0], problem)
+        if new_part is None:
+            return _no_answer(steps + [marked[1]], "marked_text_restates_context")
+        text, status = new_part, ExtractionStatus.BOLD
+        steps.append(marked[1])
+    elif (quoted := _leading_quote(text)) is not None:
+        text, status = quoted, ExtractionStatus.QUOTED
+        steps.append("leading_quote")
+
+    text = _clean(text)
+    restatement = recover_infill(text, problem)
+    if restatement.restated and restatement.text != text:
+        steps.append("remove_restated_context")
+        status = ExtractionStatus.RESTATED_PROBLEM
+        text = _clean(restatement.text)
+        if not text:
+            return _no_answer(steps, "restated_context_only")
+    if not text:
+        return _no_answer(steps, "nothing_left")
+    if _REFUSAL.search(text):
+        return _no_answer(steps, "refusal")
+    if _is_loop(text):
+        return _no_answer(steps, "repetition_loop")
+    return Extraction(" ".join(text.split()), status, tuple(steps))

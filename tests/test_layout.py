@@ -1,0 +1,70 @@
+"""The package's rooms: imports flow one way, modules stay short and say what they are for."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "narrative_infill"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+#: Rooms a room may import from (besides itself, ``prompts`` and ``local``, which any room may use).
+ALLOWED = {
+    "data": set(),
+    "extraction": set(),
+    "prompts": set(),
+    "local": set(),
+    "scorers": {"extraction", "data"},
+    "solvers": {"data"},
+    "tasks": {"solvers", "scorers", "data"},
+    "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
+}
+SHARED_ROOMS = {"prompts", "local"}
+
+
+def _room(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0].removesuffix(".py") if parts else ""
+
+
+def _imported_rooms(path: Path) -> set[str]:
+    """Top-level rooms of ``narrative_infill`` that ``path`` imports (relative or absolute)."""
+    package_parts = path.relative_to(PACKAGE).parent.parts
+    rooms = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package_parts[: len(package_parts) - (node.level - 1)])
+                target = base + (node.module.split(".") if node.module else [])
+                names = [] if node.module else [alias.name for alias in node.names]
+                rooms.update([target[0]] if target else names)
+            elif node.module and node.module.startswith("narrative_infill."):
+                rooms.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            rooms.update(a.name.split(".")[1] for a in node.names if a.name.startswith("narrative_infill."))
+    return rooms
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_flow_one_way(path):
+    room = _room(path)
+    if room in {"_registry", "cli", "__init__"}:
+        return  # the entry points sit above every room
+    foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
+    assert foreign <= ALLOWED[room], f"{path.relative_to(PACKAGE)} ({room}) imports {sorted(foreign - ALLOWED[room])}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_are_short_and_say_what_they_are_for(path):
+    text = path.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 400, f"{path.name}: {len(text.splitlines())} lines"
+    assert ast.get_docstring(ast.parse(text)), f"{path.relative_to(PACKAGE)} opens without a docstring"
+
+
+def test_rooms_are_the_documented_ones():
+    rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    loose = {p.name for p in PACKAGE.glob("*.py")}
+    assert rooms == set(ALLOWED)
+    assert loose == {"__init__.py", "_registry.py", "cli.py"}
