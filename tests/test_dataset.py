@@ -13,7 +13,7 @@ from narrative_infill.data.dataset import (
     load_benchmark,
     stratified_subset,
 )
-from narrative_infill.data.records import SCHEMA, InvalidRecordError, blank_position, canonical_domain
+from narrative_infill.data.records import SCHEMA, InvalidRecordError, canonical_domain
 
 from helpers import BENCHMARK_CSV
 
@@ -145,23 +145,6 @@ def test_domain_names_are_canonical():
     assert canonical_domain("SIND") == "sind"
     assert canonical_domain("wikipedia") == "wikipedia"
     assert canonical_domain("my_letters") == "my_letters"
-
-
-@pytest.mark.parametrize(
-    "unit_idx,n,sentences,expected",
-    [
-        (1, 1, 5, "opening"),  # T=5: opening <= 2, middle <= 4
-        (2, 1, 5, "opening"),
-        (3, 1, 5, "middle"),
-        (4, 1, 5, "middle"),
-        (0, 3, 12, "opening"),
-        (5, 2, 12, "middle"),  # T=11: opening <= 4, middle <= 8
-        (9, 2, 12, "closing"),
-        (10, 1, 12, "closing"),
-    ],
-)
-def test_position_follows_the_authors_tercile_rule(unit_idx, n, sentences, expected):
-    assert blank_position(unit_idx, n, sentences) == expected
 
 
 def test_demo_set_covers_domains_spans_and_positions():

@@ -98,7 +98,7 @@ def instance_record(narrative: Narrative, n: int, start: int) -> dict:
         "unit": "sentence(s)",
         "n": n,
         "unit_idx": start,
-        "position": blank_position(start, n, len(narrative.sentences)),
+        "position": blank_position(start, problem),
         "narrative_sentences": len(narrative.sentences),
         "gold_tokens": count_tokens(gold),
     }
@@ -176,7 +176,7 @@ def _with_derived_fields(record: dict) -> dict:
     from .text import split_sentences
 
     count = len(split_sentences(record["source_text"], canonical_domain(str(record["dataset"]))))
-    return {**record, "narrative_sentences": count, "position": blank_position(int(record["unit_idx"]), int(record["n"]), count)}
+    return {**record, "narrative_sentences": count, "position": blank_position(int(record["unit_idx"]), record["problem"])}
 
 
 def build_stats(records: list[dict]) -> str:

@@ -57,17 +57,30 @@ def canonical_domain(name: str) -> str:
     return DOMAIN_ALIASES.get(key, key)
 
 
-def blank_position(unit_idx: int, n: int, narrative_sentences: int) -> Position:
+# The authors' fallback sentence splitter in ``count_by_position.py``: a run of . ! ? followed by
+# whitespace or the end. Used on every machine (not spaCy, their first choice) so that a
+# sample's position never depends on which parser happens to be installed.
+_AUTHORS_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+
+
+def problem_sentence_count(problem: str) -> int:
+    """Sentences of the problem text as the authors' position rule counted them: the blank
+    is no sentence of its own but merges into the one it ends up in."""
+    return sum(1 for piece in _AUTHORS_SENTENCE_END.split(problem) if piece.strip())
+
+
+def blank_position(unit_idx: int, problem: str) -> Position:
     """Opening / middle / closing, by the authors' tercile rule (``count_by_position.py``).
 
-    ``T`` is the problem's sentence count with the blank counted as one sentence
-    (``narrative_sentences - n + 1``; the authors counted spaCy sentences of the problem
-    text, where the blank usually stands as its own unit). The 0-based ``unit_idx`` is
-    opening when ``<= ceil(T/3)``, middle when ``<= ceil(2T/3)``, else closing. This is
-    the rule behind the paper's position counts (Table 7), and it leans towards
-    "opening": a 5-sentence ROCStories/SIND story never has a closing blank.
+    ``T`` is the sentence count of the *problem* text (``problem_sentence_count``): for a
+    blank that is not last it is the narrative's sentences minus ``n``, since the blank
+    joins the next sentence. The 0-based ``unit_idx`` is opening when ``<= ceil(T/3)``,
+    middle when ``<= ceil(2T/3)``, else closing. This is the rule behind the paper's
+    position counts (Table 7), and it leans towards "opening". The authors dropped rows
+    with ``unit_idx < 1`` or ``> T`` from this analysis; here they fall on the side they are
+    on (opening, closing), as the builder's ``all-positions`` policy makes them.
     """
-    total = max(narrative_sentences - n + 1, 1)
+    total = max(problem_sentence_count(problem), 1)
     if unit_idx <= math.ceil(total / 3):
         return "opening"
     if unit_idx <= math.ceil(2 * total / 3):
@@ -192,7 +205,7 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
         n=n,
         unit_idx=unit_idx,
         narrative_sentences=len(sentences),
-        position=blank_position(unit_idx, n, len(sentences)),
+        position=blank_position(unit_idx, problem),
         gold_tokens=count_tokens(gold),
         quirks=tuple(quirks),
     )
