@@ -1,23 +1,15 @@
 """Extraction rules, one behaviour per test, plus properties that hold for any input."""
 
-import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from narrative_infill.cli import main
 from narrative_infill.extraction import ExtractionStatus, extract_answer
-from narrative_infill.analysis.extraction_eval import extraction_rouge1
 
-from helpers import SHARED
 
 PROBLEM = "Walker loved to eat cereal. ______ Walker rushed to the store and purchased more milk."
-ANNOTATED = SHARED / "data" / "extraction" / "annotated_dev.jsonl"
 
 
 def extract(response: str, problem: str = PROBLEM):
@@ -166,47 +158,17 @@ def test_huge_and_pathological_inputs_are_handled():
         assert result.text == "" or _words_come_from(result.text, response)
 
 
-def test_extraction_rouge_protocol_for_empty_labels():
-    assert extraction_rouge1("", "") == 1.0
-    assert extraction_rouge1("text", "") == 0.0 and extraction_rouge1("", "text") == 0.0
+@pytest.mark.parametrize("ending", ["<ANSWER>He bought a bike.</ANSWER>", "Answer: He bought a bike"])
+def test_a_long_response_that_ends_in_a_clean_answer_keeps_it(ending):
+    """The runaway check (800+ words, no final punctuation) must not discard a tagged or labelled answer."""
+    problem = "Tom wanted to ride to school. ______ He rode it every day."
+    rambling = " ".join(f"thought{i} about the story and its possible endings" for i in range(120))
+    extraction = extract_answer(f"{rambling}\n\n{ending}", problem)
+    assert extraction.text == "He bought a bike."[: len(extraction.text)] and extraction.text.startswith("He bought a bike")
+    assert extraction.status in (ExtractionStatus.TAGGED, ExtractionStatus.PREFIXED)
 
 
-def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
-    labelled = tmp_path / "labelled.jsonl"
-    rows = [
-        {"response": "<ANSWER>He was out of milk.</ANSWER>", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m1"},
-        {"response": "I'm sorry, I can't help with that.", "problem": PROBLEM, "expected": "", "model": "m2"},
-        {"response": "Eggs, please.", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m2"},
-    ]
-    labelled.write_text("\n".join(json.dumps(row) for row in rows))
-    assert main(["extract-eval", str(labelled), "--errors"]) == 0
-    out = capsys.readouterr().out
-    assert out.splitlines()[0] == "n=3  PMR=0.667  ROUGE-1=0.667  failure=0.333"
-    assert "by status:" in out and "by model:" in out and "m2" in out
-    assert "expected: 'He was out of milk.'" in out and "got:      'Eggs, please.'" in out
-
-
-def test_extract_eval_stops_quietly_when_its_reader_goes_away():
-    read_end, write_end = os.pipe()
-    os.close(read_end)  # as `narrative-infill extract-eval ... | head` once head has exited
-    try:
-        done = subprocess.run([sys.executable, "-m", "narrative_infill.cli", "extract-eval", str(ANNOTATED), "--errors"],
-                              stdout=write_end, stderr=subprocess.PIPE, timeout=120)  # fmt: skip
-    finally:
-        os.close(write_end)
-    assert done.returncode == 141 and b"Traceback" not in done.stderr
-
-
-def test_extract_eval_names_the_bad_line(tmp_path, capsys):
-    labelled = tmp_path / "bad.jsonl"
-    labelled.write_text('{"response": "x", "problem": "p ______"}\n')
-    assert main(["extract-eval", str(labelled)]) == 1
-    assert "bad.jsonl:1: field 'expected'" in capsys.readouterr().err
-
-
-def test_agreement_with_the_authors_annotations_does_not_regress():
-    from narrative_infill.analysis.extraction_eval import judge_rows, read_labelled, summary
-
-    figures = summary(judge_rows(read_labelled(ANNOTATED)))
-    # Measured 0.885 / 0.938 / 0.050 (0.880 / 0.930 / 0.055 a stop earlier); the first version reached 0.42 PMR.
-    assert figures["pmr"] >= 0.885 and figures["rouge1"] >= 0.935 and figures["failure"] <= 0.05
+def test_a_long_response_cut_off_mid_sentence_is_still_no_answer():
+    problem = "Tom wanted to ride to school. ______ He rode it every day."
+    rambling = " ".join(f"thought{i} about the story and its possible endings" for i in range(120))
+    assert extract_answer(rambling + " and then", problem).status is ExtractionStatus.NO_ANSWER

@@ -63,9 +63,10 @@ _TAG = re.compile(r"<\s*(/?)\s*([A-Za-z]{4,8})\s*>")
 _HTML_TAG = re.compile(r"</?\s*(?:b|i|u|em|strong|br|span|p|mark|s)\s*/?>", re.IGNORECASE)
 _LEADING_ANSWER_WORD = re.compile(r"^\W{0,3}answer\b[^\w\"'“]*", re.IGNORECASE)
 # "Answer:", "**The missing sentences are:**", "The answer is:" at the start of a line.
-# Possessive and bounded quantifiers keep this linear on runs of "*" or spaces.
+# Bounded quantifiers keep this linear on runs of "*" or spaces: at most 9 x 80 x 5 tries per
+# line start. (No possessive quantifiers: they need Python 3.11.)
 _LABEL_LINE = re.compile(
-    r"^[ \t>#*_\-]{0,8}+(?P<label>[^\n:*]{1,80}+)[*_ \t]{0,4}+:[*_ \t]*+(?P<rest>[^\n]*+)$", re.MULTILINE
+    r"^[ \t>#*_\-]{0,8}(?P<label>[^\n:*]{1,80})[*_ \t]{0,4}:[*_ \t]*(?P<rest>[^\n]*)$", re.MULTILINE
 )
 # "The missing sentences are: ...", "Completed text: ..." with the answer on the same line.
 _ANSWER_LABEL = re.compile(
@@ -96,7 +97,7 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_TERMINAL = re.compile(r"[.!?\"'”)\]*]\s*$")
+_TERMINAL = re.compile(r"[.!?\"'”)\]*>]\s*$")
 
 
 def _is_answer_tag(name: str) -> bool:
@@ -306,8 +307,8 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
         steps.append("drop_think_trace")
     elif _THINK_OPEN.search(text):
         return _no_answer(steps, "unclosed_think_trace")
-    elif len(text.split()) >= RUNAWAY_WORDS and not _TERMINAL.search(text):
-        return _no_answer(steps, "runaway_output")
+    # A long output cut off mid-sentence holds no answer, unless it tagged or labelled one.
+    runaway = not closes and len(text.split()) >= RUNAWAY_WORDS and not _TERMINAL.search(text)
     if not text.strip():
         return _no_answer(steps, "empty_response")
     if _is_loop(text) and not closes:
@@ -316,6 +317,8 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
     status = ExtractionStatus.AFTER_THINK if closes else ExtractionStatus.WHOLE_RESPONSE
     tagged = _from_tags(text, problem)
     labelled = None if tagged else _after_answer_label(text)
+    if runaway and not (tagged or labelled):
+        return _no_answer(steps, "runaway_output")
     if tagged:
         text, step = tagged
         status = ExtractionStatus.TAGGED
