@@ -2,6 +2,10 @@
 
 A labelled JSONL row has ``response``, ``problem`` and ``expected`` (the annotator's extraction,
 empty when the response holds no valid answer); ``n`` and ``model`` are used when present.
+
+With ``gold_answer`` in the rows, the report adds the figure that matters downstream: a cheap
+metric (ROUGE-1, chrF) of the extracted text and of the annotators' text against the gold,
+the mean per-model difference, and the Kendall tau between the two model rankings.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ from statistics import fmean
 
 from ..data.jsonl import iter_jsonl
 from ..extraction import Extraction, extract_answer
-from ..scorers.metrics.lexical import rouge1_f1
+from ..scorers.metrics.lexical import chrf, rouge1_f1
+
+#: Metrics of the downstream comparison: cheap, and the two that move most with extraction.
+DOWNSTREAM_METRICS = {"rouge1": rouge1_f1, "chrf": chrf}
 
 
 class LabelledFileError(ValueError):
@@ -27,6 +34,7 @@ class Judged:
     expected: str
     extraction: Extraction
     rouge1: float
+    gold: str | None = None
 
     @property
     def perfect(self) -> bool:
@@ -50,6 +58,8 @@ def read_labelled(path: Path) -> list[dict]:
         for field in ("response", "problem", "expected"):
             if not isinstance(row.get(field), str):
                 raise LabelledFileError(f"{path}:{line_no}: field {field!r} must be a string, got {row.get(field)!r}")
+        if row.get("gold_answer") is not None and not isinstance(row["gold_answer"], str):
+            raise LabelledFileError(f"{path}:{line_no}: field 'gold_answer' must be a string, got {row['gold_answer']!r}")
         n = row.get("n")
         if n is not None and not isinstance(n, int):
             raise LabelledFileError(f"{path}:{line_no}: field 'n' must be an integer, got {n!r}")
@@ -68,6 +78,7 @@ def judge_rows(rows: list[dict]) -> list[Judged]:
                 expected=row["expected"],
                 extraction=extraction,
                 rouge1=extraction_rouge1(extraction.text, row["expected"]),
+                gold=row.get("gold_answer"),
             )
         )
     return judged
@@ -80,6 +91,38 @@ def summary(judged: list[Judged]) -> dict[str, float]:
         "rouge1": fmean(j.rouge1 for j in judged),
         "failure": fmean(j.rouge1 == 0 for j in judged),
     }
+
+
+def _against_gold(metric, text: str, gold: str) -> float:
+    """The metric as the scorer computes it: an empty answer scores 0."""
+    return metric(text, gold) if text.strip() else 0.0
+
+
+def downstream(judged: list[Judged]) -> dict[str, dict[str, float]] | None:
+    """Per metric: the mean over models of (extracted - annotated) mean score against the gold,
+    its mean absolute value, and Kendall's tau between the two model rankings; None without
+    gold answers or with fewer than two models."""
+    from scipy.stats import kendalltau
+
+    rows = [j for j in judged if j.gold]
+    models = sorted({j.model for j in rows})
+    if len(models) < 2:
+        return None
+    figures = {}
+    for name, metric in DOWNSTREAM_METRICS.items():
+        ours, theirs = [], []
+        for model in models:
+            items = [j for j in rows if j.model == model]
+            ours.append(fmean(_against_gold(metric, j.extraction.text, j.gold) for j in items))
+            theirs.append(fmean(_against_gold(metric, j.expected, j.gold) for j in items))
+        differences = [a - b for a, b in zip(ours, theirs)]
+        figures[name] = {
+            "models": len(models),
+            "mean_difference": fmean(differences),
+            "mean_abs_difference": fmean(abs(d) for d in differences),
+            "kendall_tau": float(kendalltau(ours, theirs).statistic),
+        }
+    return figures
 
 
 def report(judged: list[Judged], errors: bool = False) -> str:
@@ -97,6 +140,14 @@ def report(judged: list[Judged], errors: bool = False) -> str:
             lines.append(
                 f"  {name:<{width}}  n={figures['n']:<4} PMR={figures['pmr']:.3f}  "
                 f"ROUGE-1={figures['rouge1']:.3f}  failure={figures['failure']:.3f}"
+            )
+    figures = downstream(judged)
+    if figures:
+        lines.append("\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per model):")
+        for name, values in figures.items():
+            lines.append(
+                f"  {name:<7} models={values['models']}  mean difference={values['mean_difference']:+.4f}  "
+                f"mean |difference|={values['mean_abs_difference']:.4f}  Kendall tau of the rankings={values['kendall_tau']:.3f}"
             )
     if errors:
         mismatches = [j for j in judged if not j.perfect]
