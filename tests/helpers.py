@@ -21,10 +21,11 @@ def mock_output(text: str) -> ModelOutput:
     return output
 
 
-def mock_model(respond: Callable[[list[ChatMessage], GenerateConfig], str]):
-    """``mockllm/model`` answering with ``respond(messages, config)``."""
+def mock_model(respond: Callable[[list[ChatMessage], GenerateConfig], str | ModelOutput], **model_args):
+    """``mockllm/model`` answering with ``respond(messages, config)`` (text, or a whole output)."""
 
     def outputs(messages, tools, tool_choice, config):
-        return mock_output(respond(messages, config))
+        reply = respond(messages, config)
+        return reply if isinstance(reply, ModelOutput) else mock_output(reply)
 
-    return get_model("mockllm/model", custom_outputs=outputs)
+    return get_model("mockllm/model", custom_outputs=outputs, **model_args)

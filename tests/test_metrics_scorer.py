@@ -15,7 +15,9 @@ from narrative_infill.tasks import infill_task
 
 from helpers import mock_model
 
-KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg"}
+pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
+
+KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated"}
 
 
 def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer(monkeypatch):
@@ -33,6 +35,7 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
     # 8 samples, 5 with an answer: scored together, not pair by pair
     assert batch_sizes == [5]
     assert {s.name: set(s.metrics) for s in log.results.scores} == {key: {"mean", "stderr"} for key in KEYS}
+    assert log.results.scores[0].name == "atavg"  # the headline leads the summary and the viewer
     backbones = resolve_backbones("auto")
     for sample in log.samples:
         result = sample.scores["metrics"]
@@ -43,7 +46,8 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
             assert result.value["atavg"] == 0.0 and result.metadata["zero_reasons"]["semf1"] == "empty answer"
         else:
             [direct] = score_pairs([expected], [sample.target], backbones)
-            assert result.value == pytest.approx(direct.values, abs=1e-6)
+            assert result.value == pytest.approx({**direct.values, "truncated": 0.0}, abs=1e-6)
+        assert list(result.value)[0] == "atavg" and result.metadata["truncated"] is False
 
 
 def test_inspect_score_appends_metrics_to_an_existing_log(tmp_path):

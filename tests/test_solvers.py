@@ -2,12 +2,15 @@
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.model import GenerateConfig
 
 from narrative_infill.data.dataset import load_benchmark
-from narrative_infill.solvers.infill import max_tokens_for
+from narrative_infill.solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
 from narrative_infill.tasks import infill_task
 
-from helpers import mock_model
+from helpers import mock_model, mock_output
+
+pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
 
 def _asks(prompt, instance):
@@ -16,14 +19,14 @@ def _asks(prompt, instance):
     return body == instance.problem or body.startswith(instance.problem + "\n\n")
 
 
-def _configs_by_problem(task):
+def _configs_by_problem(task, model_args=None, **eval_args):
     seen = {}
 
     def respond(messages, config):
         seen[messages[-1].text] = config
         return "<ANSWER>x</ANSWER>"
 
-    log = eval(task, model=mock_model(respond), display="none")[0]
+    log = eval(task, model=mock_model(respond, **(model_args or {})), display="none", **eval_args)[0]
     assert log.status == "success", log.error
     return seen, log
 
@@ -56,3 +59,35 @@ def test_invalid_caps_are_rejected():
         infill_task("l2", data="demo", max_tokens=0)
     with pytest.raises(ValueError, match="max_tokens_factor must be positive"):
         infill_task("l2", data="demo", max_tokens_factor=0)
+
+
+@pytest.mark.parametrize("template", ["l2", "cot"])
+def test_the_users_max_tokens_always_wins(template):
+    """--max-tokens (the eval's config) and the model's own config beat the task's cap rule."""
+    seen, log = _configs_by_problem(infill_task(template, data="demo", n=1), max_tokens=4000)
+    assert {c.max_tokens for c in seen.values()} == {4000}
+    assert {(s.metadata["max_tokens"], s.metadata["max_tokens_rule"]) for s in log.samples} == {(4000, "user")}
+    seen, _ = _configs_by_problem(infill_task(template, data="demo", n=1), model_args={"config": GenerateConfig(max_tokens=321)})
+    assert {c.max_tokens for c in seen.values()} == {321}
+
+
+def test_reasoning_tasks_leave_room_to_reason():
+    seen, log = _configs_by_problem(infill_task("abductive", data="demo", n=1))
+    assert {c.max_tokens for c in seen.values()} == {REASONING_MAX_TOKENS} == {4096}
+    assert {s.metadata["max_tokens_rule"] for s in log.samples} == {"task_default"}
+    _, teler = _configs_by_problem(infill_task("l3", data="demo", n=1))
+    assert {s.metadata["max_tokens_rule"] for s in teler.samples} == {"per_sample"}
+
+
+def test_a_response_cut_at_the_cap_is_flagged_and_counted():
+    def respond(messages, config):
+        output = mock_output("<ANSWER>She ran to the")
+        output.choices[0].stop_reason = "max_tokens" if "Maya" in messages[-1].text else "stop"
+        return output
+
+    log = eval(infill_task("l2", data="demo", n=1), model=mock_model(respond), display="none")[0]
+    cut = [s for s in log.samples if s.scores["metrics"].metadata["truncated"]]
+    assert 0 < len(cut) < len(log.samples)
+    assert all(s.scores["metrics"].value["truncated"] == 1.0 for s in cut)
+    share = {s.name: s.metrics["mean"].value for s in log.results.scores}["truncated"]
+    assert share == pytest.approx(len(cut) / len(log.samples))

@@ -1,13 +1,16 @@
 """The extracted answer of a sample, shared by the scorers.
 
 Both scorers of a task (metrics, judge) score the same extraction; it is computed once per
-distinct (response, problem, n) and reused.
+distinct (response, problem, n) and reused. It runs in a worker thread: aligning a
+3,000-word response with its story takes most of a second, and the event loop must keep
+serving every other sample's model calls meanwhile.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+import anyio
 from inspect_ai.solver import TaskState
 
 from ..extraction import Extraction, extract_answer
@@ -18,6 +21,11 @@ def _extract(response: str, problem: str, n: int | None) -> Extraction:
     return extract_answer(response, problem, n)
 
 
-def extracted(state: TaskState) -> Extraction:
+async def extracted(state: TaskState) -> Extraction:
     """The infill extracted from the sample's output (the problem is the sample input)."""
-    return _extract(state.output.completion, state.input_text, state.metadata.get("n"))
+    return await anyio.to_thread.run_sync(_extract, state.output.completion, state.input_text, state.metadata.get("n"))
+
+
+def truncated(state: TaskState) -> bool:
+    """Whether the output cap, not the model, ended the response."""
+    return state.output.stop_reason == "max_tokens"

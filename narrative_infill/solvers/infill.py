@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..prompts import PAPER, prompt_template
@@ -43,14 +44,35 @@ def max_tokens_for(gold_tokens: int, factor: float) -> int:
     return max(1, math.ceil(factor * gold_tokens))
 
 
+#: The default cap of the reasoning-paradigm tasks: the published code's ``max_tokens``, under
+#: which the authors' own generations were made (their DeepSeek-R1 traces run to ~4,400 words
+#: and punctuation marks). Those prompts ask for reasoning before the tagged answer, so twice
+#: the gold span would cut almost every reply before its answer.
+REASONING_MAX_TOKENS = 4096
+
+
+def _user_max_tokens() -> int | None:
+    """A cap the user set for the run (``--max-tokens``, the eval's or the model's
+    ``GenerateConfig``): it always wins over the task's own rule."""
+    model = get_model()
+    return active_generate_config().max_tokens or model.config.max_tokens
+
+
 @solver
-def generate_infill(max_tokens: int | None = None, max_tokens_factor: float = 2.0) -> Solver:
-    """Generate with a per-sample output cap (the paper: 2 x the masked span's length).
+def generate_infill(
+    max_tokens: int | None = None, max_tokens_factor: float = 2.0, default_max_tokens: int | None = None
+) -> Solver:
+    """Generate with the output cap: the user's, else a fixed default, else per sample.
 
     Args:
-        max_tokens: a fixed cap for every sample instead of the per-sample one.
+        max_tokens: a fixed cap for every sample (``-T max_tokens``).
         max_tokens_factor: multiple of the gold span's length (``gold_tokens`` metadata,
-            words plus punctuation marks) used as the cap.
+            words plus punctuation marks) used as the per-sample cap (the paper: 2).
+        default_max_tokens: a fixed cap used instead of the per-sample one when the user
+            sets none (the reasoning tasks: ``REASONING_MAX_TOKENS``).
+
+    The sample's metadata records the cap (``max_tokens``) and where it came from
+    (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``).
     """
     if max_tokens is not None and max_tokens < 1:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -58,8 +80,14 @@ def generate_infill(max_tokens: int | None = None, max_tokens_factor: float = 2.
         raise ValueError(f"max_tokens_factor must be positive, got {max_tokens_factor}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        cap = max_tokens or max_tokens_for(state.metadata["gold_tokens"], max_tokens_factor)
+        if cap := max_tokens or _user_max_tokens():
+            rule = "user"
+        elif cap := default_max_tokens:
+            rule = "task_default"
+        else:
+            cap, rule = max_tokens_for(state.metadata["gold_tokens"], max_tokens_factor), "per_sample"
         state.metadata["max_tokens"] = cap
+        state.metadata["max_tokens_rule"] = rule
         return await generate(state, max_tokens=cap)
 
     return solve

@@ -10,11 +10,12 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig, model_roles
 
 from ..data.dataset import infill_dataset
-from ..prompts import PAPER
+from ..prompts import PAPER, PARADIGMS
 from ..scorers.judge.scorer import NOT_RUN_HINT
 from ..scorers.judge.scorer import judge as judge_scorer
 from ..scorers.metrics.scorer import metrics
 from ..solvers import generate_infill, infill_prompt
+from ..solvers.infill import REASONING_MAX_TOKENS
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +59,10 @@ def infill_task(
         variant: ``paper`` or a published-code variant (``code0``..``code3``; ``code`` for paradigms).
         system_role: send the system text as a system message instead of leading the user turn.
         unit: text of the ``{{unit}}`` slot (default: the record's ``unit`` column).
-        max_tokens: a fixed output cap instead of the per-sample one.
-        max_tokens_factor: per-sample cap as a multiple of the gold span's length.
+        max_tokens: a fixed output cap for every sample. ``--max-tokens`` does the same and
+            also wins; without either, TELeR levels cap each sample at ``max_tokens_factor``
+            x its gold span and the reasoning tasks at ``REASONING_MAX_TOKENS`` (4096).
+        max_tokens_factor: per-sample cap (TELeR levels) as a multiple of the gold span's length.
         backbone: embedding backbones of BERTScore and Sem-F1: ``auto`` (the paper's when
             available, else the packaged MiniLM with a warning), ``paper`` or ``minilm``.
         judge: run the LLM judge; by default it runs when a ``grader`` model role is bound.
@@ -83,7 +86,11 @@ def infill_task(
         dataset=dataset,
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
-            generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor),
+            generate_infill(
+                max_tokens=max_tokens,
+                max_tokens_factor=max_tokens_factor,
+                default_max_tokens=REASONING_MAX_TOKENS if template in PARADIGMS else None,
+            ),
         ],
         scorer=scorers,
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),

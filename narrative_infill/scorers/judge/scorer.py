@@ -7,7 +7,9 @@ and averaged. A reply without five valid scores is retried (with a note of what 
 when the retries are spent, that judgement is unscored, never a number: its dimensions are
 NaN (left out of every mean), ``grader_failed`` counts it, and the raw replies are in the
 metadata. (``Score.unscored()`` would set the whole value to NaN, which hides the failure
-from every metric, the failure rate included.)
+from every metric, the failure rate included.) A grader call that raises (a wrong key, an
+exhausted quota, a dead endpoint) is not a reply: it fails the sample, so that Inspect's
+``--retry-on-error``, ``--fail-on-error`` and ``inspect eval-retry`` handle it.
 """
 
 from __future__ import annotations
@@ -123,13 +125,10 @@ async def _judge_once(
     tokens = {"input": 0, "output": 0, "total": 0}
     problem = "no reply"
     for attempt in range(retries + 1):
-        try:
-            # Retries bypass the cache: a retry must ask the grader again.
-            output = await model.generate(messages, config=config, cache=cache and attempt == 0)
-        except Exception as err:  # a grader error is a failed attempt, not a crash of the eval
-            problem = f"grader error: {type(err).__name__}: {err}"
-            replies.append(problem)
-            continue
+        # Retries bypass the cache: a retry must ask the grader again. A grader call that raises
+        # (bad key, quota, dead endpoint) is the sample's error, for Inspect's --retry-on-error,
+        # --fail-on-error and eval-retry to handle; only an unusable reply is retried here.
+        output = await model.generate(messages, config=config, cache=cache and attempt == 0)
         if output.usage:
             tokens["input"] += output.usage.input_tokens
             tokens["output"] += output.usage.output_tokens
@@ -163,10 +162,11 @@ async def _judge_once(
 _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
 
 
+# QAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 @scorer(
     metrics={
-        **_PER_DIMENSION,
         "qavg": [mean(), stderr(), share_above(4.0), share_below(2.0)],
+        **_PER_DIMENSION,
         "qavg_*": [mean()],
         "grader_failed": [mean()],
     }
@@ -214,7 +214,7 @@ def judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         judges = _judges(role_list, grader_model)
-        extraction = extracted(state)
+        extraction = await extracted(state)
         user = prompt.user(state.input_text, extraction.text)
         verdicts = {}
         for name, model in judges:
@@ -223,11 +223,9 @@ def judge(
                     model, prompt.system, user, retries, config, cache, probability_weighted, system_role
                 )
             verdicts[name]["model"] = str(model)
-        value: dict[str, float] = {}
         judged = [v for v in verdicts.values() if "values" in v]
-        for dimension in DIMENSIONS:
-            value[dimension] = fmean(v["values"][dimension] for v in judged) if judged else math.nan
-        value["qavg"] = fmean(value[d] for d in DIMENSIONS) if judged else math.nan
+        dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in DIMENSIONS}
+        value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
         if len(judges) > 1:
             for name, verdict in verdicts.items():
                 value[f"qavg_{name}"] = fmean(verdict["values"].values()) if "values" in verdict else math.nan

@@ -8,9 +8,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from .pairs import ATAVG, METRIC_NAMES
-from ..answer import extracted
+from ..answer import extracted, truncated
 
-_KEYS = (*METRIC_NAMES, ATAVG)
+#: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
+#: ``truncated`` (1 when the output cap ended the response) averages to the truncated share.
+_KEYS = (ATAVG, *METRIC_NAMES, "truncated")
 #: Pairs scored per flush of the queue. Larger than a model batch: texts are sorted by length
 #: across the whole flush before being cut into model batches, so less padding is computed.
 PAIRS_PER_FLUSH = 1024
@@ -42,7 +44,8 @@ def metrics(
     semf1_model: str | None = None,
     batch_size: int = 64,
 ) -> Scorer:
-    """BERTScore F1, ROUGE-1 F1, METEOR, chrF, Sem-F1 and their mean (AtAvg) of the extracted infill.
+    """AtAvg, the mean of BERTScore F1, ROUGE-1 F1, METEOR, chrF and Sem-F1 of the extracted
+    infill, each metric, and ``truncated`` (whether the output cap ended the response).
 
     Args:
       backbone: "auto" (the paper's models when cached, else the packaged MiniLM with a
@@ -55,15 +58,19 @@ def metrics(
     batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size)
 
     async def score(state: TaskState, target: Target) -> Score:
-        extraction = extracted(state)
+        extraction = await extracted(state)
         result, signature = await batcher.submit((extraction.text, target.text))
+        cut = truncated(state)
+        value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
+        value["truncated"] = float(cut)
         metadata = {
+            "truncated": cut,
             "extraction_status": extraction.status.value,
             "extraction_steps": list(extraction.steps),
             "metrics_signature": signature,
         }
         if result.reasons:
             metadata["zero_reasons"] = result.reasons
-        return Score(value=result.values, answer=extraction.text, metadata=metadata)
+        return Score(value=value, answer=extraction.text, metadata=metadata)
 
     return score
