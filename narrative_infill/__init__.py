@@ -5,4 +5,4 @@ Kept import-light on purpose: Inspect imports ``narrative_infill._registry`` whe
 resolves a registry name, so nothing here pulls in torch, llama_cpp or model backbones.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -48,6 +48,7 @@ def test_one_log_per_model_and_task_with_the_original_prompt_and_response(tmp_pa
     assert total == len(rows)
 
 
+@pytest.mark.heavy
 def test_imported_logs_rescore_with_the_package_scorers(tmp_path, shared_rows):
     source = write_jsonl(tmp_path / "gen.jsonl", shared_rows[:40])
     [location, *_] = import_generations([source], str(tmp_path / "logs"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,10 @@ def test_rooms_are_the_documented_ones():
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(ALLOWED)
     assert loose == {"__init__.py", "_registry.py", "cli.py"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_module_imports(path):
+    """On every supported Python (CI's matrix runs this without torch): heavy imports stay lazy."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))

@@ -25,6 +25,7 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
         LocalModelServer(tmp_path / "absent.gguf", port=free_port()).start()
 
 
+@pytest.mark.heavy
 def test_port_in_use_is_a_clear_error():
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

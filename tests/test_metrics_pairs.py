@@ -10,6 +10,8 @@ from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, mini
 
 from helpers import SHARED
 
+pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
+
 
 @pytest.fixture(scope="module")
 def real_pairs():

@@ -71,6 +71,7 @@ def _sent_messages(task, **eval_args):
     return sent
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", TELER_LEVELS + PARADIGMS)
 def test_rendered_prompt_on_real_row_is_the_papers(name, real_row_csv):
     path, row = real_row_csv
@@ -80,6 +81,7 @@ def test_rendered_prompt_on_real_row_is_the_papers(name, real_row_csv):
     assert messages[0].text == f"{SYSTEM}\n\n{expected}"
 
 
+@pytest.mark.heavy
 def test_system_role_option_sends_a_system_message(real_row_csv):
     path, row = real_row_csv
     [messages] = _sent_messages(infill_task("l2", data=str(path), system_role=True))
@@ -88,6 +90,7 @@ def test_system_role_option_sends_a_system_message(real_row_csv):
     assert messages[1].text.startswith(row["problem"] + "\n\nThe blank area is missing at sentence(s).")
 
 
+@pytest.mark.heavy
 def test_unit_option_overrides_the_slot(real_row_csv):
     path, _ = real_row_csv
     [messages] = _sent_messages(infill_task("l2", data=str(path), unit="the opening"))

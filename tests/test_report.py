@@ -15,6 +15,8 @@ from narrative_infill.tasks import infill_task
 
 from helpers import mock_model, mock_output
 
+pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
+
 ANSWERS = {"alpha": "They all went fishing at dawn.", "beta": "Everyone swam in the cold lake.", "gamma": "Nothing."}
 GRADES = {"fishing": (5, 5, 5, 5, 4), "swam": (3, 3, 4, 3, 3), "Nothing": (1, 2, 1, 1, 2)}
 
