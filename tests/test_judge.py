@@ -78,6 +78,7 @@ def test_valid_judgement_gives_dimensions_qavg_and_tokens():
     assert "They laughed together." in user.text and 'Insert the candidate into "______"' in user.text
     metrics = {s.name: s.metrics for s in log.results.scores if s.scorer == "judge"}
     assert metrics["qavg"]["narrative_infill/share_above"].value == 0.0 and metrics["grader_failed"]["mean"].value == 0.0
+    assert list(result.value)[0] == "qavg" and list(metrics)[0] == "qavg"  # the headline leads the viewer and the summary
 
 
 @pytest.mark.heavy
