@@ -97,76 +97,52 @@ def test_table7_contamination_and_kendall(log_dir, report_dir):
     from scipy.stats import kendalltau
 
     kendall = pd.read_csv(report_dir / "table4_kendall.csv", index_col=[0, 1])
-    models = sorted({r["model"] for r in rows})
-    atavg = [fmean(r["atavg"] for r in rows if r["model"] == m) for m in models]
-    qavg = [fmean(r["qavg"] for r in rows if r["model"] == m) for m in models]
-    assert kendall.loc[("atavg", "qavg"), "system_tau"] == pytest.approx(kendalltau(atavg, qavg).statistic)
+    assert kendall.loc[("chrf", "fluency"), "settings"] == 3
 
 
-def test_report_md_lists_what_is_absent_and_draws_figure2(report_dir):
-    text = (report_dir / "report.md").read_text()
-    assert "## table3_model_by_level" in text and "figure2_high_by_model.png" in text
-    assert (report_dir / "figure2_high_by_model.png").stat().st_size > 1000
-    assert "**table13_seed_robustness**: no task and model was run more than once" in text
-    assert "**table2_human_agreement**: no --human CSV" in text
-    assert not any(math.isnan(v) for v in pd.read_csv(report_dir / "table6_quality_by_setting.csv", index_col=0)["QAvg"])
+#: Metric and judge agree on the l1 answers and disagree on the l2 ones: pooling the settings
+#: and keeping them apart give different taus.
+SETTING_ANSWERS = {
+    ("m1", "l1"): "The kids spent the afternoon splashing in the shallow water, fishing.",
+    ("m2", "l1"): "Everyone swam in the cold lake.",
+    ("m3", "l1"): "Nothing.",
+    ("m1", "l2"): "Nothing. The kids spent the afternoon splashing in the shallow water.",
+    ("m2", "l2"): "Everyone swam.",
+    ("m3", "l2"): "They all went fishing at dawn.",
+}  # fmt: skip
 
 
-def test_logs_without_judge_give_atavg_only_tables(tmp_path):
-    eval(infill_task("l2", data="demo", domain="sind", backbone="minilm"), model=mock_model(lambda m, c: "They swam."),
-         log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
-    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
-    text = (tmp_path / "out" / "report.md").read_text()
-    assert "No judge scores in these logs" in text and "**table6_quality_by_setting**: no judge scores" in text
-    table = pd.read_csv(tmp_path / "out" / "table3_model_by_level.csv", header=[0, 1], index_col=0)
-    assert list(table.columns.get_level_values(0).unique()) == ["AtAvg"]
-
-
-def test_human_agreement_from_ratings(log_dir, tmp_path, report_dir):
-    from sklearn.metrics import cohen_kappa_score
-
-    log = read_eval_log(str(sorted(log_dir.glob("*.eval"))[0]))
-    ids = [s.id for s in log.samples]
-    ratings = []
-    for i, sample_id in enumerate(ids):
-        model, setting = log.eval.model, log.eval.metadata["template"]
-        ratings.append({"model": model, "setting": setting, "sample_id": sample_id, "annotator": "A1", **{d: 1 + (i % 5) for d in DIMENSIONS}})
-        ratings.append({"model": model, "setting": setting, "sample_id": sample_id, "annotator": "A2", **{d: 1 + ((i + (i % 2)) % 5) for d in DIMENSIONS}})
-    pd.DataFrame(ratings).to_csv(tmp_path / "human.csv", index=False)
-    assert main(["report", str(log_dir), "-o", str(tmp_path / "out"), "--human", str(tmp_path / "human.csv")]) == 0
-    table = pd.read_csv(tmp_path / "out" / "table2_human_agreement.csv", index_col=0)
-    a1 = [1 + (i % 5) for i in range(len(ids))]
-    a2 = [1 + ((i + (i % 2)) % 5) for i in range(len(ids))]
-    assert table.loc["fluency", "cohen_kappa"] == pytest.approx(cohen_kappa_score(a1, a2))
-    from scipy.stats import spearmanr
-
-    judge = [s.scores["judge"].value["fluency"] for s in log.samples]
-    expected = spearmanr(a1, judge).statistic
-    assert (math.isnan(expected) and math.isnan(table.loc["fluency", "spearman_A1"])) or table.loc["fluency", "spearman_A1"] == pytest.approx(expected)
-
-
-def test_paradigm_breakdown_length_table_and_sample_level_tau(log_dir, report_dir):
-    rows = per_sample(log_dir)
-    t5 = pd.read_csv(report_dir / "table5_model_by_paradigm.csv", header=[0, 1], index_col=0)
-    cell = [r["atavg"] for r in rows if r["model"] == "mockllm/beta" and r["setting"] == "cot"]
-    assert t5.loc["mockllm/beta", ("AtAvg", "cot")] == pytest.approx(fmean(cell))
-    breakdown = pd.read_csv(report_dir / "table10_11_breakdown.csv", index_col=[0, 1])
-    cell = [r["rouge1"] for r in rows if r["model"] == "mockllm/alpha" and r["setting"] == "l2"]
-    assert breakdown.loc[("l2", "mockllm/alpha"), "rouge1"] == pytest.approx(fmean(cell))
-    t8 = pd.read_csv(report_dir / "table8_low_by_length_position_n.csv", header=[0, 1, 2], index_col=0)
-    # Every demo SIND story has 5 sentences: one "short" bucket; gamma (QAvg 1.4) is the only Low.
-    for column in t8.columns:
-        assert t8.loc["short (<=5)", column] == pytest.approx(100 / 3)
-    kendall = pd.read_csv(report_dir / "table4_kendall.csv", index_col=[0, 1])
+def test_sample_level_tau_keeps_settings_apart(tmp_path):
+    """Appendix A.2: per (setting, sample) across the models' outputs, never pooling settings."""
     from scipy.stats import kendalltau
 
-    by_problem = {}
-    for path in sorted(log_dir.glob("*.eval")):
+    grader = get_model("mockllm/grader", custom_outputs=grade, memoize=False)
+    for (name, setting), answer in SETTING_ANSWERS.items():
+        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+        eval(infill_task(setting, data="demo", domain="sind", n=1, backbone="minilm", judge=True), model=model,
+             model_roles={"grader": grader}, log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    per_setting, pooled = {}, {}
+    for path in sorted((tmp_path / "logs").glob("*.eval")):
         log = read_eval_log(str(path))
         for sample in log.samples:
-            by_problem.setdefault(sample.input, []).append((sample.scores["metrics"].value["chrf"], sample.scores["judge"].value["fluency"]))
-    taus = [kendalltau(*zip(*pairs)).statistic for pairs in by_problem.values()]
-    assert kendall.loc[("chrf", "fluency"), "sample_tau"] == pytest.approx(fmean(t for t in taus if not math.isnan(t)))
+            pair = (sample.scores["metrics"].value["chrf"], sample.scores["judge"].value["qavg"])
+            per_setting.setdefault((log.eval.metadata["template"], sample.id), []).append(pair)
+            pooled.setdefault(sample.input, []).append(pair)  # what earlier releases did
+    expected = fmean(t for t in (kendalltau(*zip(*p)).statistic for p in per_setting.values()) if not math.isnan(t))
+    wrong = fmean(t for t in (kendalltau(*zip(*p)).statistic for p in pooled.values()) if not math.isnan(t))
+    kendall = pd.read_csv(tmp_path / "out" / "table4_kendall.csv", index_col=[0, 1])
+    assert kendall.loc[("chrf", "qavg"), "sample_tau"] == pytest.approx(expected)
+    assert abs(expected - wrong) > 0.01  # 0.333 per setting vs 0.298 pooled
+    by_setting = pd.read_csv(tmp_path / "out" / "table4_kendall_by_setting.csv", index_col=[0, 1, 2])
+    for setting in ("l1", "l2"):
+        means = {}
+        for (name, s), _ in SETTING_ANSWERS.items():
+            if s == setting:
+                [log] = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval") if read_eval_log(str(p), header_only=True).eval.model == f"mockllm/{name}" and read_eval_log(str(p), header_only=True).eval.metadata["template"] == setting]
+                means[name] = (fmean(x.scores["metrics"].value["chrf"] for x in log.samples), fmean(x.scores["judge"].value["qavg"] for x in log.samples))
+        system = kendalltau(*zip(*means.values())).statistic
+        assert by_setting.loc[(setting, "chrf", "qavg"), "system_tau"] == pytest.approx(system)
 
 
 def test_seed_robustness_and_judge_panel_tables(tmp_path):
@@ -207,3 +183,67 @@ def test_bad_human_ratings_are_refused_with_their_row(log_dir, tmp_path, capsys,
     pd.DataFrame(rows).to_csv(tmp_path / "human.csv", index=False)
     assert main(["report", str(log_dir), "-o", str(tmp_path / "out"), "--human", str(tmp_path / "human.csv")]) == 1
     assert message in capsys.readouterr().err
+
+
+def _small_run(log_dir, respond, name="model", **eval_args):
+    task = infill_task("l2", data="demo", domain="sind", backbone="minilm")
+    model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g: mock_output(respond(m)), memoize=False)
+    return eval(task, model=model, log_dir=str(log_dir), display="none", **eval_args)[0]
+
+
+def test_a_retried_run_counts_once_and_its_error_log_is_set_aside(tmp_path):
+    def flaky(messages):
+        if "museum" in messages[-1].text:
+            raise RuntimeError("server went away")
+        return "<ANSWER>They all went fishing at dawn.</ANSWER>"
+
+    failed = _small_run(tmp_path / "logs", flaky, max_samples=1)
+    assert failed.status == "error" and 0 < len([s for s in failed.samples if not s.error]) < 6
+    retried = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
+    assert retried.status == "success"
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert f"{len(retried.samples)} samples from 1 logs" in text and "1 log(s) set aside" in text
+
+
+def test_an_unfinished_run_is_listed_as_absent_with_its_counts(tmp_path):
+    _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="done")
+    _small_run(tmp_path / "logs", lambda m: (_ for _ in ()).throw(RuntimeError("down")) if "museum" in m[-1].text else "x", name="broken")
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "mockllm/broken**: no successful log (1 log(s), the latest error:" in text and "eval-retry" in text
+
+
+def test_the_newest_scores_of_a_scorer_are_reported(tmp_path):
+    from inspect_ai import score
+    from inspect_ai.log import write_eval_log
+
+    from narrative_infill.scorers.metrics import metrics
+
+    log = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
+    for sample in log.samples:  # stale scores, as an earlier scoring would have left them
+        sample.scores["metrics"].value = {**sample.scores["metrics"].value, "atavg": 0.0}
+    write_eval_log(log, log.location)
+    rescored = score(log, metrics(backbone="minilm"), action="append")
+    write_eval_log(rescored, log.location)
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    table = pd.read_csv(tmp_path / "out" / "table3_model_by_level.csv", header=[0, 1], index_col=0)
+    newest = fmean(s.scores["metrics1"].value["atavg"] for s in rescored.samples)
+    assert newest > 0 and table.loc["mockllm/model", ("AtAvg", "l2")] == pytest.approx(newest)
+
+
+def test_runs_with_different_metric_signatures_are_refused_and_the_old_report_kept(tmp_path, capsys):
+    from inspect_ai.log import write_eval_log
+
+    _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
+    other = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="b")
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    before = (tmp_path / "out" / "report.md").read_text()
+    for sample in other.samples:
+        sample.scores["metrics"].metadata["metrics_signature"] = "bertscore=roberta-large:L17 | ..."
+    write_eval_log(other, other.location)
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "2 different metric signatures" in err and "roberta-large" in err and other.location.split("/")[-1] in err
+    assert (tmp_path / "out" / "report.md").read_text() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []  # no partial folder left

@@ -1,5 +1,14 @@
 """Logs -> one pandas frame: a row per sample with its model, setting, metadata and scores.
 
+Each run counts once. Logs are grouped by run (task, model, task arguments and metadata,
+generation seed, model roles); of a run's successful logs the one with the most samples (the
+latest among equals) is read and every other log of it is set aside: the error log that
+``inspect eval-retry`` completed, an earlier attempt, an interrupted eval-set task, a
+``--limit`` trial. A run without a successful log is listed as absent with its
+sample counts. Of each scorer, the newest scores are read (``inspect score --action append``
+adds ``metrics1``, ``metrics2``...). Runs scored with different metric signatures or judge
+models are refused together: their numbers must not be averaged.
+
 Reads through ``inspect_ai.analysis`` (``samples_df`` joined with ``evals_df``); dict-valued
 scores are expanded into one float column per key.
 """
@@ -8,14 +17,34 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 
+_SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
 
-def _score_columns(frame: pd.DataFrame, prefix: str) -> list[str]:
-    return sorted((c for c in frame.columns if c == f"score_{prefix}" or c.startswith(f"score_{prefix}")), key=len)
+
+class MixedRunsError(ValueError):
+    """Logs whose scores must not be averaged together (different metrics or judges)."""
+
+
+@dataclass
+class LoadedLogs:
+    frame: pd.DataFrame
+    #: run label -> why it is not in the frame (no successful log)
+    absent: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def newest_score_key(keys, scorer: str) -> str | None:
+    """The newest of a scorer's score names in a sample (``metrics`` < ``metrics1`` < ...)."""
+    pattern = _SCORER_KEY[scorer]
+    found = [(int(m.group(1) or 0), key) for key in keys if (m := pattern.match(key))]
+    return max(found)[1] if found else None
 
 
 def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -41,6 +70,99 @@ def _float(value) -> float:
     return result
 
 
+def _run_key(header) -> tuple:
+    spec = header.eval
+    roles = {role: config.model for role, config in (spec.model_roles or {}).items()}
+    return (
+        spec.task, spec.model, json.dumps(spec.task_args or {}, sort_keys=True, default=str),
+        json.dumps(spec.metadata or {}, sort_keys=True, default=str), spec.model_generate_config.seed,
+        json.dumps(roles, sort_keys=True),
+    )  # fmt: skip
+
+
+def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+    """(the log read for each run, absent runs with the reason, notes)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    locations = []
+    for path in paths:
+        locations += [path] if str(path).endswith((".eval", ".json")) else [i.name for i in list_eval_logs(str(path))]
+    runs: dict[tuple, list] = defaultdict(list)
+    for location in locations:
+        header = read_eval_log(location, header_only=True)
+        samples = header.results.completed_samples if header.results else 0
+        runs[_run_key(header)].append(((samples, header.eval.created), location, header))
+    selected, absent, set_aside = [], {}, 0
+    for key, logs in runs.items():
+        logs.sort(key=lambda item: item[0])
+        successful = [item for item in logs if item[2].status == "success"]
+        if successful:
+            selected.append(successful[-1][1])
+            set_aside += len(logs) - 1
+            continue
+        _, _, latest = logs[-1]
+        done = latest.results.completed_samples if latest.results else 0
+        total = latest.results.total_samples if latest.results else "?"
+        absent[f"{key[0]} / {key[1]}"] = (
+            f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} samples); "
+            "finish it with inspect eval-retry"
+        )  # fmt: skip
+    notes = [f"{set_aside} log(s) set aside: a later successful log of the same run replaces them (eval-retry, re-runs)."] if set_aside else []
+    return selected, absent, notes
+
+
+def _signature(summary) -> str | None:
+    key = newest_score_key(summary.scores or {}, "metrics")
+    return (summary.scores[key].metadata or {}).get("metrics_signature") if key else None
+
+
+def _judge_models(summary) -> str | None:
+    key = newest_score_key(summary.scores or {}, "judge")
+    if key is None:
+        return None
+    return (summary.scores[key].metadata or {}).get("judge_models")
+
+
+def _check_comparable(frame: pd.DataFrame) -> None:
+    for column, what in (("metrics_signature", "metric signatures"), ("judge_models", "judge models")):
+        groups = frame.dropna(subset=[column]).groupby(column)["log"].unique()
+        if len(groups) > 1:
+            listing = "\n".join(f"  {value}: {', '.join(sorted(map(str, logs)))}" for value, logs in groups.items())
+            raise MixedRunsError(
+                f"these logs were scored with {len(groups)} different {what}, which must not be averaged "
+                f"together; report each group separately:\n{listing}"
+            )
+
+
+def load_samples(paths: list[str]) -> LoadedLogs:
+    """One row per scored sample of each run's latest successful log."""
+    from inspect_ai.analysis import SampleColumn, SampleSummary, evals_df, samples_df
+
+    selected, absent, notes = select_logs(paths)
+    if not selected:
+        raise ValueError(f"no successful log in {', '.join(map(str, paths))}" + (f" ({len(absent)} unfinished run(s))" if absent else ""))
+    columns = [*SampleSummary, SampleColumn("metrics_signature", path=_signature, full=False),
+               SampleColumn("judge_models", path=_judge_models, full=False)]
+    samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
+    evals = evals_df(selected, quiet=True)
+    # The setting is the task's template (task metadata), else the registered task name's last part.
+    evals["setting"] = [
+        _template(metadata) or str(name).split("/")[-1] for metadata, name in zip(evals["metadata"], evals["task_name"])
+    ]
+    frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
+    frame["model"] = frame["model"].astype(str).str.replace(r"^replay/", "", regex=True)
+    errored = frame["error"].notna() & (frame["error"].astype(str) != "") if "error" in frame else None
+    if errored is not None and errored.any():
+        notes.append(f"{int(errored.sum())} sample(s) ended in an error and are left out.")
+        frame = frame[~errored]
+    _check_comparable(frame)
+    for scorer, keys in (("metrics", (*METRICS, "atavg")), ("judge", None)):
+        column = newest_score_key([c.removeprefix("score_") for c in frame.columns if c.startswith("score_")], scorer)
+        if column:
+            frame = frame.join(_expand(frame, f"score_{column}", keys))
+    return LoadedLogs(frame, absent, notes)
+
+
 def _template(metadata) -> str | None:
     if isinstance(metadata, str):
         try:
@@ -48,24 +170,3 @@ def _template(metadata) -> str | None:
         except json.JSONDecodeError:
             return None
     return metadata.get("template") if isinstance(metadata, dict) else None
-
-
-def load_samples(paths: list[str]) -> pd.DataFrame:
-    """One row per scored sample: model, setting, metadata, metrics, judge dimensions."""
-    from inspect_ai.analysis import evals_df, samples_df
-
-    samples = samples_df(paths, quiet=True, parallel=True)
-    evals = evals_df(paths, quiet=True)
-    # The setting is the task's template (task metadata), else the registered task name's last part.
-    evals["setting"] = [
-        _template(metadata) or str(name).split("/")[-1] for metadata, name in zip(evals["metadata"], evals["task_name"])
-    ]
-    frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
-    frame["model"] = frame["model"].astype(str).str.replace(r"^replay/", "", regex=True)
-    metric_columns = _score_columns(frame, "metrics")
-    if metric_columns:
-        frame = frame.join(_expand(frame, metric_columns[0], (*METRICS, "atavg")))
-    judge_columns = _score_columns(frame, "judge")
-    if judge_columns:
-        frame = frame.join(_expand(frame, judge_columns[0]))
-    return frame

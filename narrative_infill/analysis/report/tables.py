@@ -12,8 +12,12 @@ Conventions, each as in the paper unless said:
 * High% = share of judged samples with QAvg > 4 (``--high-inclusive``: >= 4, the authors'
   scripts); Low% = share with QAvg < 2.
 * Narrative length buckets (Table 8): short <= 5 sentences, medium 6-15, long > 15.
-* Kendall tau (Table 4): system level over the model means of a setting pool; sample level
-  as Appendix A.2, the mean over samples (problems) of the tau across models' outputs.
+* Kendall tau (Table 4), as Appendix A.2, within each setting: system level over the model
+  means; sample level, for each sample, the tau across the models' epoch-averaged scores, then
+  the mean over samples. Both are averaged over settings (``table4_kendall_by_setting`` keeps
+  each setting's system-level tau).
+* Each run counts once: ``load.py`` reads the latest successful log of each run and the
+  newest scores of each scorer (see there).
 * Contamination: share of answers whose ROUGE-1 F1 against the gold is >= 0.8.
 """
 
@@ -137,34 +141,45 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
 
 
 def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_judge: bool) -> None:
+    """Table 4, as Appendix A.2: within one setting, system level correlates the m model means;
+    sample level correlates, for each sample, the m models' (epoch-averaged) scores of that
+    sample, then averages over samples. Both are then averaged over the settings."""
     from scipy.stats import kendalltau
 
     if not (has_metrics and has_judge):
         report.absent["table4_kendall"] = "needs both metric and judge scores"
         return
-    judged = frame.dropna(subset=["qavg"])
-    systems = judged.groupby("model")[[*METRICS, "atavg", *DIMENSIONS, "qavg"]].mean()
-    if len(systems) < 3:
-        report.absent["table4_kendall"] = f"system-level tau needs at least 3 models, the logs hold {len(systems)}"
-        return
-    # Sample level (Appendix A.2): per problem, tau across the models' outputs, then the mean.
-    # pandas' Kendall is tau-b, as scipy's, and computes a whole matrix per group in one call.
     columns = [*METRICS, "atavg", *DIMENSIONS, "qavg"]
-    per_problem = [
-        group[columns].corr(method="kendall")
-        for _, group in judged.groupby("input")
-        if group["model"].nunique() >= 3
-    ]  # fmt: skip
-    sample_level = pd.concat(per_problem).groupby(level=0).mean() if per_problem else None
-    rows = []
-    for metric_name in (*METRICS, "atavg"):
-        for d in (*DIMENSIONS, "qavg"):
-            rows.append({
-                "metric": metric_name, "dimension": d,
-                "system_tau": kendalltau(systems[metric_name], systems[d]).statistic,
-                "sample_tau": sample_level.loc[metric_name, d] if sample_level is not None else math.nan,
-            })  # fmt: skip
-    report.tables["table4_kendall"] = pd.DataFrame(rows).set_index(["metric", "dimension"])
+    judged = frame.dropna(subset=["qavg"])
+    # One value per (setting, sample, model): the mean over epochs.
+    per_model = judged.groupby(["setting", "id", "model"])[columns].mean()
+    system_rows, sample_matrices = [], []
+    for setting, rows in per_model.groupby(level="setting"):
+        systems = rows.groupby(level="model").mean()
+        if len(systems) < 3:
+            continue
+        for metric_name in (*METRICS, "atavg"):
+            for d in (*DIMENSIONS, "qavg"):
+                tau = kendalltau(systems[metric_name], systems[d]).statistic
+                system_rows.append({"setting": setting, "metric": metric_name, "dimension": d, "system_tau": tau})
+        # pandas' Kendall is tau-b, as scipy's, and computes a whole matrix per sample in one call.
+        sample_matrices += [
+            group[columns].corr(method="kendall")
+            for _, group in rows.groupby(level="id")
+            if len(group) >= 3
+        ]  # fmt: skip
+    if not system_rows:
+        report.absent["table4_kendall"] = "no setting has at least 3 judged models"
+        return
+    by_setting = pd.DataFrame(system_rows).set_index(["setting", "metric", "dimension"])
+    table = by_setting.groupby(level=["metric", "dimension"], sort=False).mean()
+    sample_level = pd.concat(sample_matrices).groupby(level=0).mean() if sample_matrices else None
+    table["sample_tau"] = [
+        sample_level.loc[metric_name, d] if sample_level is not None else math.nan for metric_name, d in table.index
+    ]
+    table["settings"] = by_setting.groupby(level=["metric", "dimension"], sort=False).size()
+    report.tables["table4_kendall"] = table
+    report.tables["table4_kendall_by_setting"] = by_setting
 
 
 def _robustness(frame: pd.DataFrame, report: Report, has_judge: bool) -> None:

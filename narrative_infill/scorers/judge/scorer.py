@@ -240,6 +240,8 @@ def judge(
             metadata={
                 "judge_variant": variant,
                 "judges": verdicts,
+                # Flat, so that log summaries (which drop nested metadata) still say who judged.
+                "judge_models": ", ".join(f"{name}={verdict['model']}" for name, verdict in verdicts.items()),
                 "grader_tokens": tokens,
                 "extraction_status": extraction.status.value,
             },
