@@ -112,24 +112,20 @@ def _build_stats(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .analysis.importer import ImportRowError, import_generations, score_logs
+    from .analysis.importer import ImportRowError, ImportTargetError, import_generations
 
     started = time.perf_counter()
+    roles = dict(role.split("=", 1) for role in args.model_role)
     try:
-        locations = import_generations(args.files, args.output, max_tasks=args.max_tasks)
-    except (OSError, ImportRowError, RuntimeError) as err:
+        locations = import_generations(
+            args.files, args.output, max_tasks=args.max_tasks, overwrite=args.overwrite, scorers=args.score, model_roles=roles or None
+        )
+    except (OSError, ImportRowError, ImportTargetError, RuntimeError, ValueError) as err:
         return _failed("import", err)
-    print(f"{len(locations)} logs written to {args.output} in {time.perf_counter() - started:.1f} s", flush=True)
+    scored = f", scored with {', '.join(args.score)}" if args.score else ""
+    print(f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s", flush=True)
     if not args.score:
         print(f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite")
-        return 0
-    roles = dict(role.split("=", 1) for role in args.model_role)
-    started = time.perf_counter()
-    try:
-        score_logs(locations, args.score, roles or None)
-    except ValueError as err:
-        return _failed("import", err)
-    print(f"scored with {', '.join(args.score)} in {time.perf_counter() - started:.1f} s")
     return 0
 
 
@@ -215,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("files", nargs="+", help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, template_id")
     importer.add_argument("-o", "--output", required=True, help="log directory")
     importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")
+    importer.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty output folder")
     importer.add_argument("--score", nargs="+", choices=("metrics", "judge"), default=[],
                           help="score the imported logs in this process (models load once)")
     importer.add_argument("--model-role", action="append", default=[], metavar="ROLE=MODEL",

@@ -148,3 +148,15 @@ def test_stats_of_the_published_sample(benchmark_rows):
         f"all                    61   positions: opening {positions['opening']}, middle {positions['middle']}, "
         f"closing {positions['closing']}"
     )
+
+
+def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, capsys):
+    source = tmp_path / "roc.csv"
+    source.write_text(ROC_CSV, encoding="utf-8")
+    out = tmp_path / "built.csv"
+    assert main(["build", "--source", "rocstories", str(source), "-o", str(out)]) == 0
+    before = out.read_bytes()
+    # Good rows first, a malformed one later: the output would be half written.
+    source.write_text(ROC_CSV + "a3,Empty,One.,Two.,,Four.,Five.\n", encoding="utf-8")
+    assert main(["build", "--source", "rocstories", str(source), "-o", str(out)]) == 1
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["built.csv", "roc.csv"]

@@ -208,3 +208,28 @@ def test_a_changed_file_is_read_again(tmp_path):
     assert len(load_benchmark(str(path)).instances) == 1
     write_jsonl(path, [GOOD, {**GOOD, "ref_id": 9}])
     assert len(load_benchmark(str(path)).instances) == 2
+
+
+def test_a_byte_order_mark_is_accepted_in_csv_and_jsonl(tmp_path):
+    csv_path = tmp_path / "bom.csv"
+    write_csv(csv_path, [GOOD])
+    csv_path.write_bytes(b"\xef\xbb\xbf" + csv_path.read_bytes())
+    jsonl_path = tmp_path / "bom.jsonl"
+    jsonl_path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(GOOD) + "\n").encode())
+    for path in (csv_path, jsonl_path):
+        [instance] = load_benchmark(str(path)).instances
+        assert instance.dataset == "roc" and instance.gold_answer == GOOD["gold_answer"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_file_that_is_not_utf8_is_named_with_line_and_offset(tmp_path, suffix):
+    record = {**GOOD, "ref_id": 8, "gold_answer": "She ran to the café."}
+    path = tmp_path / f"latin{suffix}"
+    if suffix == ".csv":
+        write_csv(path, [GOOD, record])
+        path.write_bytes(path.read_text(encoding="utf-8").encode("latin-1"))
+    else:
+        path.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (GOOD, record)).encode("latin-1"))
+    line = 3 if suffix == ".csv" else 2
+    with pytest.raises(DataSourceError, match=rf"latin{suffix}, line {line} \(byte offset \d+\): not UTF-8"):
+        load_benchmark(str(path))

@@ -86,3 +86,48 @@ def test_csv_and_xlsx_from_the_authors_pipeline_with_reasoning_ids(tmp_path, sha
     logs = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")]
     assert sorted(log.eval.task for log in logs) == ["narrative_infill/abductive", "narrative_infill/causal", "narrative_infill/cot", "narrative_infill/counterfactual"]
     assert all(s.metadata["extra_column"] == "kept" for log in logs for s in log.samples)
+
+
+def test_non_integer_fields_and_repeated_ids_are_bad_rows_reported_together(tmp_path, shared_rows):
+    good = dict(shared_rows[0])
+    rows = [good, {**good, "id": "x1", "template_id": "two"}, {**good, "id": "x2", "n": "1.5"}, dict(good)]
+    source = write_jsonl(tmp_path / "bad.jsonl", rows)
+    with pytest.raises(ImportRowError) as raised:
+        read_generations([source])
+    message = str(raised.value)
+    assert "3 row(s) cannot be imported" in message
+    assert "row 2: template_id 'two' is not an integer" in message and "row 3: n '1.5' is not an integer" in message
+    assert f"row 4: id '{good['id']}' repeats {source}, row 1" in message
+
+
+def test_a_non_empty_output_folder_is_refused_unless_overwrite(tmp_path, shared_rows, capsys):
+    source = write_jsonl(tmp_path / "gen.jsonl", shared_rows[:3])
+    logs = tmp_path / "logs"
+    assert main(["import", source, "-o", str(logs)]) == 0
+    before = sorted(p.name for p in logs.iterdir())
+    assert main(["import", source, "-o", str(logs)]) == 1
+    assert "not an empty folder" in capsys.readouterr().err and sorted(p.name for p in logs.iterdir()) == before
+    assert main(["import", source, "-o", str(logs), "--overwrite"]) == 0
+    after = sorted(p.name for p in logs.iterdir())
+    assert len(after) == len(before) and after != before  # replaced, not added to
+
+
+def test_a_failed_import_leaves_the_folder_as_it_was(tmp_path, shared_rows, capsys):
+    logs = tmp_path / "logs"
+    assert main(["import", write_jsonl(tmp_path / "gen.jsonl", shared_rows[:3]), "-o", str(logs)]) == 0
+    before = {p.name: p.read_bytes() for p in logs.iterdir()}
+    bad = write_jsonl(tmp_path / "bad.jsonl", [*shared_rows[:3], {**shared_rows[0], "template_name": "fitb_l9"}])
+    assert main(["import", bad, "-o", str(logs), "--overwrite"]) == 1
+    assert {p.name: p.read_bytes() for p in logs.iterdir()} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".logs")]
+
+
+def test_csv_with_a_byte_order_mark_imports_and_other_encodings_are_named(tmp_path, shared_rows):
+    import pandas as pd
+
+    frame = pd.DataFrame(shared_rows[:2])
+    (tmp_path / "bom.csv").write_bytes(frame.to_csv(index=False).encode("utf-8-sig"))
+    assert [r.record["id"] for r in read_generations([str(tmp_path / "bom.csv")])] == [r["id"] for r in shared_rows[:2]]
+    (tmp_path / "latin.csv").write_bytes(frame.assign(problem="Café. ______").to_csv(index=False).encode("latin-1"))
+    with pytest.raises(ImportRowError, match=r"latin.csv, line 2 \(byte offset \d+\): not UTF-8"):
+        read_generations([str(tmp_path / "latin.csv")])

@@ -11,6 +11,7 @@ problem (as in the package's own tasks) while the conversation holds the origina
 
 from __future__ import annotations
 
+import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..data.jsonl import iter_jsonl
+from ..data.atomic import atomic_dir
+from ..data.jsonl import iter_jsonl, read_utf8
 from ..prompts import PARADIGMS, TELER_LEVELS
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
@@ -81,7 +83,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     import pandas as pd
 
     if suffix == ".csv":
-        frame = pd.read_csv(path, keep_default_na=False)
+        frame = pd.read_csv(io.StringIO(read_utf8(path, ImportRowError)), keep_default_na=False)
     elif suffix in (".xlsx", ".xls"):
         frame = pd.read_excel(path, keep_default_na=False)
     else:
@@ -89,19 +91,32 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return frame.to_dict(orient="records")
 
 
+def _integer(value: Any) -> int | None:
+    """An integer field (``3``, ``3.0``, ``"3"``); None when empty; ValueError otherwise."""
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return None
+    number = float(value)
+    if not number.is_integer():
+        raise ValueError(value)
+    return int(number)
+
+
 def _task_of(record: dict[str, Any]) -> tuple[str | None, str | None]:
     """(task, variant) for a row's template_name / template_id, or (None, reason)."""
     name = str(record.get("template_name") or "").strip()
-    template_id = record.get("template_id")
-    variant = None if template_id in (None, "") else f"code{int(float(template_id))}"
+    try:
+        template_id = _integer(record.get("template_id"))
+    except ValueError:
+        return None, f"template_id {record.get('template_id')!r} is not an integer"
+    variant = None if template_id is None else f"code{template_id}"
     if name in TEMPLATE_TASKS:
         return TEMPLATE_TASKS[name], variant
     if name in TELER_LEVELS:
         return name, variant
     if name in REASONING_NAMES:
         return REASONING_NAMES[name], "code"
-    if name in ("reasoning_paradigms", "reasoning") and template_id not in (None, ""):
-        paradigm = REASONING_IDS.get(int(float(template_id)))
+    if name in ("reasoning_paradigms", "reasoning") and template_id is not None:
+        paradigm = REASONING_IDS.get(template_id)
         if paradigm:
             return paradigm, "code"
     return None, f"template_name {name!r} (template_id {template_id!r}) maps to no task"
@@ -113,9 +128,18 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
+def _sample_id(record: dict[str, Any], origin: str, row: int) -> str:
+    return f"{record['id']}" if record.get("id") not in (None, "") else f"{Path(origin).stem}-{row}"
+
+
 def read_generations(files: list[str]) -> list[ImportedRow]:
-    """Validate every row first; report all bad rows at once (file and row), drop none."""
-    rows, problems = [], []
+    """Validate every row first; report all bad rows at once (file and row), drop none.
+
+    A bad row is one with a missing field, a template that maps to no task, a non-integer
+    ``template_id`` or ``n``, or an id that another row of the same model and task already has
+    (it would be counted twice).
+    """
+    rows, problems, seen = [], [], {}
     for file in files:
         path = Path(file)
         for index, record in enumerate(_read_rows(path), 1):
@@ -126,11 +150,20 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
             if not gold or not gold.strip():
                 missing.append("gold_answer (or answer)")
             task, variant = _task_of(record)
+            try:
+                _integer(record.get("n"))
+                bad_n = None
+            except ValueError:
+                bad_n = f"n {record.get('n')!r} is not an integer"
+            key = (str(record.get("model")), task, _sample_id(record, file, index))
             if missing:
                 problems.append(f"{file}, row {index}: missing or empty field(s): {', '.join(missing)}")
-            elif task is None:
-                problems.append(f"{file}, row {index}: {variant}")
+            elif task is None or bad_n:
+                problems.append(f"{file}, row {index}: {variant if task is None else bad_n}")
+            elif key in seen:
+                problems.append(f"{file}, row {index}: id {key[2]!r} repeats {seen[key]} (model {key[0]}, task {task})")
             else:
+                seen[key] = f"{file}, row {index}"
                 rows.append(ImportedRow(file, index, task, variant, record))
     if problems:
         shown = "\n  ".join(problems[:20])
@@ -144,7 +177,7 @@ def _sample(item: ImportedRow) -> Sample:
     gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
     extra = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items() if k not in known}
-    n = record.get("n")
+    n = _integer(record.get("n"))
     metadata = {
         **extra,
         "original_prompt": _text(record.get("prompt_text")) or _text(record["problem"]),
@@ -153,10 +186,9 @@ def _sample(item: ImportedRow) -> Sample:
         "template": item.task,
         "prompt_variant": item.variant,
     }
-    if n not in (None, ""):
-        metadata["n"] = int(float(n))
-    sample_id = f"{record['id']}" if record.get("id") not in (None, "") else f"{Path(item.origin).stem}-{item.row}"
-    return Sample(id=sample_id, input=_text(record["problem"]), target=gold, metadata=metadata)
+    if n is not None:
+        metadata["n"] = n
+    return Sample(id=_sample_id(record, item.origin, item.row), input=_text(record["problem"]), target=gold, metadata=metadata)
 
 
 def _groups(rows: list[ImportedRow]) -> dict[tuple[str, str], list[ImportedRow]]:
@@ -196,34 +228,53 @@ def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     )  # fmt: skip
 
 
-def import_generations(files: list[str], log_dir: str, max_tasks: int = 8) -> list[str]:
-    """Write one .eval log per (model, task); returns their locations.
+class ImportTargetError(ValueError):
+    """The output folder would mix new logs with old ones."""
+
+
+def import_generations(
+    files: list[str], log_dir: str, max_tasks: int = 8, overwrite: bool = False,
+    scorers: list[str] | None = None, model_roles: dict[str, str] | None = None,
+) -> list[str]:  # fmt: skip
+    """Write one .eval log per (model, task), optionally scored; returns their locations.
 
     Inspect runs each (model, task) on its first row, which gives a complete log (spec,
     plan, one replayed sample with its transcript); the group's other rows are then added as
     the same replayed samples, built directly. Running all 9,800 rows of the shared file
     through Inspect's sample loop took about two minutes here; this takes seconds.
+
+    A folder that already holds files is refused unless ``overwrite`` (then its contents are
+    replaced): a second copy of the same generations would be counted by the report. The logs
+    are written and scored in a folder beside ``log_dir`` that takes its place only when all
+    of it succeeded.
     """
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log, write_eval_log
 
+    target = Path(log_dir)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())) and not overwrite:
+        raise ImportTargetError(f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents")
     groups = _groups(read_generations(files))
-    tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
-    logs = inspect_eval(tasks, log_dir=log_dir, display="none", score=False, max_tasks=max_tasks)
-    failed = [f"{log.eval.model} / {log.eval.task}: {log.error}" for log in logs if log.status != "success"]
-    if failed:
-        raise RuntimeError("import failed for " + "; ".join(failed))
-    by_key = {(log.eval.model, log.eval.task): log.location for log in logs}
-    for (model, task_name), items in groups.items():
-        location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
-        log = read_eval_log(location)
-        template = log.samples[0]
-        log.samples = [template] + [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]]
-        log.eval.dataset.samples = len(log.samples)
-        log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
-        log.results.total_samples = log.results.completed_samples = len(log.samples)
-        write_eval_log(log, location)
-    return list(by_key.values())
+    with atomic_dir(target) as folder:
+        tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
+        logs = inspect_eval(tasks, log_dir=str(folder), display="none", score=False, max_tasks=max_tasks)
+        failed = [f"{log.eval.model} / {log.eval.task}: {log.error}" for log in logs if log.status != "success"]
+        if failed:
+            raise RuntimeError("import failed for " + "; ".join(failed))
+        by_key = {(log.eval.model, log.eval.task): log.location for log in logs}
+        for (model, task_name), items in groups.items():
+            location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
+            log = read_eval_log(location)
+            template = log.samples[0]
+            log.samples = [template] + [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]]
+            log.eval.dataset.samples = len(log.samples)
+            log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
+            log.results.total_samples = log.results.completed_samples = len(log.samples)
+            write_eval_log(log, location)
+        if scorers:
+            score_logs(list(by_key.values()), scorers, model_roles)
+        names = [Path(location).name for location in by_key.values()]
+    return [str(target / name) for name in names]
 
 
 def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, str] | None = None) -> None:

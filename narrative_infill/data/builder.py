@@ -28,7 +28,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .jsonl import iter_jsonl
+from .atomic import atomic_file
+from .jsonl import iter_jsonl, read_utf8
 from .records import BLANK, SCHEMA, blank_position, canonical_domain
 from .text import count_tokens
 
@@ -150,7 +151,9 @@ def write_records(records: Iterable[dict], out: Path) -> int:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         raise ValueError(f"output must end in .csv or .jsonl, got {out.name}")
-    with open(out, "w", encoding="utf-8", newline="") as handle:
+    # Records are built lazily from the input: a bad input row surfaces mid-write, so the file
+    # is written beside ``out`` and replaces it only once every record is written.
+    with atomic_file(out) as partial, open(partial, "w", encoding="utf-8", newline="") as handle:
         if suffix == ".csv":
             writer = csv.DictWriter(handle, fieldnames=OUTPUT_COLUMNS, lineterminator="\n")
             writer.writeheader()
@@ -165,7 +168,7 @@ def write_records(records: Iterable[dict], out: Path) -> int:
 
 def read_built(path: Path) -> list[dict]:
     if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+        return list(csv.DictReader(io.StringIO(read_utf8(path, ValueError), newline="")))
     return [record for _, record in iter_jsonl(path, ValueError)]
 
 

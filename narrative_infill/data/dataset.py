@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import math
 from collections import Counter
@@ -14,7 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from .jsonl import iter_jsonl
+from .jsonl import iter_jsonl, read_utf8
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
 
 logger = logging.getLogger(__name__)
@@ -41,16 +42,15 @@ class LoadedBenchmark:
 
 
 def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        row = 0
-        try:
-            for row, record in enumerate(reader, start=1):
-                if None in record:  # more cells than header columns
-                    raise InvalidRecordError(str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns")
-                yield row, record
-        except csv.Error as err:
-            raise DataSourceError(f"{path}, row {row + 1}: unparseable CSV: {err}") from err
+    reader = csv.DictReader(io.StringIO(read_utf8(path, DataSourceError), newline=""))
+    row = 0
+    try:
+        for row, record in enumerate(reader, start=1):
+            if None in record:  # more cells than header columns
+                raise InvalidRecordError(str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns")
+            yield row, record
+    except csv.Error as err:
+        raise DataSourceError(f"{path}, row {row + 1}: unparseable CSV: {err}") from err
 
 
 def _rows_from_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

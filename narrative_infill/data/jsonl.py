@@ -1,5 +1,7 @@
-"""Reading JSON Lines the same way everywhere: blank lines skipped, every record an object,
-and a bad line reported with its file and line number in the caller's own error type."""
+"""Reading input files the same way everywhere: UTF-8 with or without a byte-order mark, a
+file that is not UTF-8 named with its line and byte offset, and JSON Lines with blank lines
+skipped, every record an object, and a bad line reported with its file and line number, each
+in the caller's own error type."""
 
 from __future__ import annotations
 
@@ -9,16 +11,28 @@ from pathlib import Path
 from typing import Any
 
 
+def read_utf8(path: Path | str, error: type[Exception]) -> str:
+    """The file's text; a leading byte-order mark (Excel writes one) is dropped."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise error(
+            f"{path}, line {line} (byte offset {err.start}): not UTF-8 ({err.reason}: {data[err.start:err.end]!r}); "
+            "save the file as UTF-8"
+        ) from None
+
+
 def iter_jsonl(path: Path | str, error: type[Exception]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each non-blank line; raises ``error`` naming the bad line."""
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise error(f"{path}, row {line_no}: unparseable JSON: {err.msg}") from None
-            if not isinstance(record, dict):
-                raise error(f"{path}, row {line_no}: expected a JSON object, got {type(record).__name__}")
-            yield line_no, record
+    for line_no, line in enumerate(read_utf8(path, error).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise error(f"{path}, row {line_no}: unparseable JSON: {err.msg}") from None
+        if not isinstance(record, dict):
+            raise error(f"{path}, row {line_no}: expected a JSON object, got {type(record).__name__}")
+        yield line_no, record

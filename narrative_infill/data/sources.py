@@ -8,12 +8,13 @@ record with its file and line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from .builder import Narrative
-from .jsonl import iter_jsonl
+from .jsonl import iter_jsonl, read_utf8
 from .records import canonical_domain
 from .text import split_sentences
 
@@ -38,23 +39,22 @@ def _prose_narrative(dataset: str, ref_id: str | int, text: str, domain: str) ->
 
 def read_rocstories(path: Path, start: int = 0) -> Iterator[Narrative]:
     """ROCStories CSV: ``storyid, storytitle, sentence1..sentence5``."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in _ROC_SENTENCES if c not in (reader.fieldnames or [])]
-        if missing:
-            raise SourceRecordError(f"{path}:1: ROCStories CSV lacks column(s) {', '.join(missing)}")
-        for index, row in enumerate(reader):
-            empty = [c for c in _ROC_SENTENCES if not (row.get(c) or "").strip()]
-            if empty:
-                raise SourceRecordError(f"{path}:{reader.line_num}: field {empty[0]!r} is empty (storyid={row.get('storyid')!r})")
-            yield _eos_narrative("roc", start + index, [row[c] for c in _ROC_SENTENCES])
+    reader = csv.DictReader(io.StringIO(read_utf8(path, SourceRecordError), newline=""))
+    missing = [c for c in _ROC_SENTENCES if c not in (reader.fieldnames or [])]
+    if missing:
+        raise SourceRecordError(f"{path}:1: ROCStories CSV lacks column(s) {', '.join(missing)}")
+    for index, row in enumerate(reader):
+        empty = [c for c in _ROC_SENTENCES if not (row.get(c) or "").strip()]
+        if empty:
+            raise SourceRecordError(f"{path}:{reader.line_num}: field {empty[0]!r} is empty (storyid={row.get('storyid')!r})")
+        yield _eos_narrative("roc", start + index, [row[c] for c in _ROC_SENTENCES])
 
 
 def read_sind(path: Path, start: int = 0) -> Iterator[Narrative]:
     """SIND/VIST story JSON (``annotations``: one sentence per image, grouped by ``story_id``,
     ordered by ``worker_arranged_photo_order``; ``original_text`` preferred over ``text``)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_utf8(path, SourceRecordError))
     except json.JSONDecodeError as err:
         raise SourceRecordError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list):
@@ -78,10 +78,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
     if suffix == ".jsonl":
         yield from iter_jsonl(path, SourceRecordError)
     elif suffix == ".csv":
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            for row in reader:
-                yield reader.line_num, row
+        reader = csv.DictReader(io.StringIO(read_utf8(path, SourceRecordError), newline=""))
+        for row in reader:
+            yield reader.line_num, row
     elif suffix == ".parquet":
         import pyarrow.parquet as pq
 
@@ -114,7 +113,7 @@ def read_prose(path: str, domain: str, column: str, start: int = 0) -> Iterator[
         rows = _hub_texts(repo, config, split, column)
         origin = f"{repo}:{config}:{split}"
     elif path.endswith(".txt"):
-        yield _prose_narrative(dataset, start, Path(path).read_text(encoding="utf-8"), domain)
+        yield _prose_narrative(dataset, start, read_utf8(path, SourceRecordError), domain)
         return
     else:
         rows, origin = _records(Path(path)), path
@@ -159,7 +158,7 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
         elif source == "jsonl":
             narratives = read_generic_jsonl(Path(file), count)
         else:
-            text = Path(file).read_text(encoding="utf-8")
+            text = read_utf8(file, SourceRecordError)
             narratives = iter([_prose_narrative("text", Path(file).stem, text, "text")])
         for narrative in narratives:
             count += 1
