@@ -23,21 +23,50 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+#: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
+STOP_GRACE_S = 60.0
+
+
+def _run_while_serving(command: list[str], env: dict[str, str]) -> int:
+    """Run ``command``; a SIGINT or SIGTERM to ``serve`` reaches it as SIGINT, on which Inspect
+    cancels cleanly and finalises its log, and ``serve`` waits for it before stopping the
+    server. The command runs in its own session, so a Ctrl-C reaches it once, not twice."""
+    child = subprocess.Popen(command, env=env, start_new_session=True)
+    asked: list[tuple[int, float]] = []
+
+    def forward(signum, frame):
+        if not asked and child.poll() is None:
+            child.send_signal(signal.SIGINT)
+        asked.append((signum, time.monotonic()))
+
+    previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while child.poll() is None:
+            if asked and time.monotonic() - asked[0][1] > STOP_GRACE_S:
+                child.terminate()
+                try:
+                    child.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            time.sleep(0.1)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return child.returncode if child.returncode > 0 or not asked else 128 + asked[0][0]
+
+
 def _serve(args: argparse.Namespace) -> int:
     from .local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     server = LocalModelServer(args.model, port=args.port, n_ctx=args.n_ctx, startup_timeout=args.timeout)
     signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    try:  # the server is stopped on every path, a signal during its start-up included
         server.start()
-    except LocalServerError as err:
-        return _failed("serve", err)
-    env = server.environment()
-    try:
+        env = server.environment()
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
-            return subprocess.call(command, env={**os.environ, **env})
+            return _run_while_serving(command, {**os.environ, **env})
         print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
         for name, value in env.items():
             print(f"  export {name}={value}")

@@ -233,3 +233,36 @@ def test_a_file_that_is_not_utf8_is_named_with_line_and_offset(tmp_path, suffix)
     line = 3 if suffix == ".csv" else 2
     with pytest.raises(DataSourceError, match=rf"latin{suffix}, line {line} \(byte offset \d+\): not UTF-8"):
         load_benchmark(str(path))
+
+
+def test_tasks_record_their_version_and_the_exact_data_they_read(tmp_path, benchmark_rows):
+    import hashlib
+
+    from narrative_infill.tasks import infill_task
+    from narrative_infill.tasks.infill import TASK_VERSION
+
+    path = write_csv(tmp_path / "rows.csv", benchmark_rows, fieldnames=benchmark_rows[0].keys())
+    task = infill_task("l2", data=path, n=1)
+    identity = task.metadata["dataset_identity"]
+    assert task.version == TASK_VERSION >= 1
+    assert identity == {"source": path, "sha256": hashlib.sha256((tmp_path / "rows.csv").read_bytes()).hexdigest(),
+                        "instances": len(task.dataset)}  # fmt: skip
+    assert len(task.dataset) < len(benchmark_rows)  # counted after the filters
+    demo = infill_task("l2", data="demo").metadata["dataset_identity"]
+    assert demo["source"] == "demo" and len(demo["sha256"]) == 64 and demo["instances"] == 24
+
+
+def test_a_hub_source_is_identified_by_the_commit_its_revision_resolved_to(tmp_path, monkeypatch):
+    import huggingface_hub.constants
+
+    from narrative_infill.data.dataset import source_identity
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "datasets--BridgeAI-Lab--Narrative-Infilling"
+    (repo / "snapshots" / commit).mkdir(parents=True)
+    (repo / "snapshots" / commit / "data.csv").write_text("x\n")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert source_identity("hf") == {"source": "hf:BridgeAI-Lab/Narrative-Infilling", "revision": "main", "commit": commit}
+    assert source_identity("hf:someone/uncached")["commit"] == "unresolved"  # offline, not cached: said, not guessed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import logging
 import math
@@ -35,6 +36,8 @@ class LoadedBenchmark:
     origin: str
     instances: list[Instance]
     quirks: Counter
+    #: what exactly was read: a file's SHA-256, or the hub commit the revision resolved to
+    identity: dict[str, str]
 
     def quirk_summary(self) -> str:
         counts = ", ".join(f"{name}: {count}" for name, count in sorted(self.quirks.items()))
@@ -133,7 +136,48 @@ def _load_benchmark(data: str, revision: str | None, stamp: tuple[int, int] | No
         instances.append(instance)
     if not instances:
         raise DataSourceError(f"{origin}: no records")
-    return LoadedBenchmark(origin, instances, Counter(q for instance in instances for q in instance.quirks))
+    quirks = Counter(q for instance in instances for q in instance.quirks)
+    return LoadedBenchmark(origin, instances, quirks, source_identity(data, revision))
+
+
+def _sha256(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def _hub_commit(repo: str, revision: str | None) -> str | None:
+    """The commit ``revision`` of a hub dataset resolves to: from the local hub cache (the
+    snapshot folder is named by its commit), else by asking the hub; None when neither can say."""
+    from huggingface_hub import HfApi, snapshot_download
+
+    try:
+        return Path(snapshot_download(repo, repo_type="dataset", revision=revision, local_files_only=True)).name
+    except Exception:  # not cached (huggingface_hub raises several types)
+        pass
+    try:
+        return HfApi().dataset_info(repo, revision=revision).sha
+    except Exception:  # offline or unknown
+        return None
+
+
+def source_identity(data: str, revision: str | None = None) -> dict[str, str]:
+    """Which data a run read, for comparing runs: the SHA-256 of a local file (or of a local
+    dataset folder's files), or the resolved hub commit of an ``hf`` source."""
+    if data == DEMO:
+        return {"source": "demo", "sha256": _sha256([_demo_path()])}
+    if data == "hf" or data.startswith("hf:"):
+        repo = data[3:] or HF_DATASET
+        folder = Path(repo).expanduser()
+        if folder.is_dir():
+            files = sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts)
+            return {"source": f"hf:{folder}", "sha256": _sha256(files)}
+        commit = _hub_commit(repo, revision)
+        return {"source": f"hf:{repo}", "revision": revision or "main", "commit": commit or "unresolved"}
+    return {"source": str(Path(data).expanduser()), "sha256": _sha256([Path(data).expanduser()])}
 
 
 def stratified_subset(instances: Sequence[Instance], name: str) -> list[Instance]:

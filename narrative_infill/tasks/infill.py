@@ -9,7 +9,7 @@ from collections import Counter
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig, model_roles
 
-from ..data.dataset import infill_dataset
+from ..data.dataset import infill_dataset, load_benchmark
 from ..prompts import PAPER, PARADIGMS
 from ..scorers.judge.scorer import NOT_RUN_HINT
 from ..scorers.judge.scorer import judge as judge_scorer
@@ -21,6 +21,10 @@ logger = logging.getLogger(__name__)
 
 TEMPERATURE = 0.8  # paper §3.2
 TOP_P = 0.9
+#: Bumped whenever prompts, extraction or scoring change what a score means, so that logs of
+#: different versions are never compared as equals. 1: the authors' position rule on the problem
+#: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag.
+TASK_VERSION = 1
 
 
 def infill_task(
@@ -94,11 +98,13 @@ def infill_task(
         ],
         scorer=scorers,
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
+        version=TASK_VERSION,
         metadata={
             "template": template,
             "prompt_variant": variant,
             "system_role": system_role,
             "data": data,
+            "dataset_identity": {**load_benchmark(data, revision).identity, "instances": len(dataset)},
             "data_quirks": dict(quirks),
             "judge": f"{judge_variant} prompt" if run_judge else f"not run (no grader role bound); add it with: {NOT_RUN_HINT}",
         },
