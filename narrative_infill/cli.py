@@ -31,16 +31,23 @@ def _run_while_serving(command: list[str], env: dict[str, str]) -> int:
     """Run ``command``; a SIGINT or SIGTERM to ``serve`` reaches it as SIGINT, on which Inspect
     cancels cleanly and finalises its log, and ``serve`` waits for it before stopping the
     server. The command runs in its own session, so a Ctrl-C reaches it once, not twice."""
-    child = subprocess.Popen(command, env=env, start_new_session=True)
     asked: list[tuple[int, float]] = []
+    children: list[subprocess.Popen] = []
 
     def forward(signum, frame):
-        if not asked and child.poll() is None:
-            child.send_signal(signal.SIGINT)
+        if not asked and children and children[0].poll() is None:
+            children[0].send_signal(signal.SIGINT)
         asked.append((signum, time.monotonic()))
 
+    # Handlers go in before the command starts: a shell that ran ``serve`` in the background
+    # leaves SIGINT ignored, and an ignored signal would be inherited by the command; a
+    # handled one is reset to the default in it.
     previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
+        child = subprocess.Popen(command, env=env, start_new_session=True)
+        children.append(child)
+        if asked:  # a signal came while it started
+            child.send_signal(signal.SIGINT)
         while child.poll() is None:
             if asked and time.monotonic() - asked[0][1] > STOP_GRACE_S:
                 child.terminate()

@@ -212,6 +212,7 @@ def test_an_unfinished_run_is_listed_as_absent_with_its_counts(tmp_path):
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
     assert "mockllm/broken**: no successful log (1 log(s), the latest error:" in text and "eval-retry" in text
+    assert "of 6 samples)" in text
 
 
 def test_the_newest_scores_of_a_scorer_are_reported(tmp_path):

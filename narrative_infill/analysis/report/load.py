@@ -82,7 +82,7 @@ def _run_key(header) -> tuple:
 
 def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """(the log read for each run, absent runs with the reason, notes)."""
-    from inspect_ai.log import list_eval_logs, read_eval_log
+    from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
     locations = []
     for path in paths:
@@ -100,9 +100,10 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
             selected.append(successful[-1][1])
             set_aside += len(logs) - 1
             continue
-        _, _, latest = logs[-1]
-        done = latest.results.completed_samples if latest.results else 0
-        total = latest.results.total_samples if latest.results else "?"
+        _, location, latest = logs[-1]
+        summaries = read_eval_log_sample_summaries(location)
+        done = sum(1 for summary in summaries if not summary.error)
+        total = (latest.eval.dataset.samples or 0) * (latest.eval.config.epochs or 1)
         absent[f"{key[0]} / {key[1]}"] = (
             f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} samples); "
             "finish it with inspect eval-retry"
