@@ -5,3 +5,4 @@ from .scorers.judge.scorer import judge  # noqa: F401
 from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401
 from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4  # noqa: F401
+from .tasks.judge_check import judge_check  # noqa: F401

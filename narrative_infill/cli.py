@@ -178,6 +178,33 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_check(args: argparse.Namespace) -> int:
+    import math
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai._cli.util import parse_model_role_cli_args
+
+    from .tasks.judge_check import judge_check, summarize
+
+    try:
+        roles = parse_model_role_cli_args(tuple(args.model_role))
+        task = judge_check(data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured)
+        [log] = inspect_eval(task, model_roles=roles, log_dir=args.log_dir, display="none", max_retries=args.max_retries, timeout=args.timeout)
+    except (OSError, ValueError) as err:
+        return _failed("judge-check", err)
+    if log.status != "success":
+        return _failed("judge-check", RuntimeError(f"the grader failed: {log.error.message if log.error else log.status} (log: {log.location})"))
+    figures = summarize(log)
+    print(f"judge-check on {args.n} instances of {args.data} ({log.location}):")
+    for baseline in ("gold", "empty"):
+        print(f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}")
+    print(f"  gap    {figures['gap']:.2f} (gold minus empty; at least {args.min_gap:.1f} expected)")
+    if math.isnan(figures["gap"]) or figures["gap"] < args.min_gap:
+        print("FLAGGED: this grader cannot tell the gold span from an empty answer; do not spend a run on it.")
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .local.server import DEFAULT_PORT
 
@@ -253,6 +280,26 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("--model-role", action="append", default=[], metavar="ROLE=MODEL",
                           help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini")
     importer.set_defaults(run=_import)
+
+    from .tasks.judge_check import MIN_GAP
+
+    checker = commands.add_parser(
+        "judge-check",
+        help="judge the gold span and an empty answer on N instances: a grader must tell them apart",
+        description="Judge two fixed answers per instance, the gold span and nothing, and print each QAvg and the "
+        "gap; exit 1 (flagged) when the gap is below --min-gap.",
+    )
+    checker.add_argument("--model-role", action="append", required=True, metavar="ROLE=MODEL",
+                         help="the grader, as for inspect eval: grader=openai/gpt-4.1-mini")
+    checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
+    checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
+    checker.add_argument("--judge-variant", default="paper", choices=("paper", "authors"))
+    checker.add_argument("--structured", default="auto", choices=("auto", "on", "off"))
+    checker.add_argument("--min-gap", type=float, default=MIN_GAP, help="smallest acceptable QAvg gap")
+    checker.add_argument("--log-dir", default="logs/judge-check")
+    checker.add_argument("--max-retries", type=int, default=2)
+    checker.add_argument("--timeout", type=int, default=120)
+    checker.set_defaults(run=_judge_check)
 
     reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")

@@ -194,3 +194,133 @@ def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_
     paper = judge_prompt("paper")
     assert parts["automatic_penalties"] in paper.system and '"____"' not in paper.system + paper.user("x", "y")
     assert "How effectively the completion fills the narrative gap without being generic." in paper.system
+
+
+@pytest.fixture
+def openai_compatible_server():
+    """A local OpenAI-compatible endpoint that records each request and answers with VALID."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    requests, replies = [], []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            requests.append(body)
+            content, finish = replies.pop(0) if replies else (VALID, "stop")
+            payload = json.dumps({
+                "id": f"chatcmpl-{len(requests)}", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440},
+            }).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1", requests, replies
+    server.shutdown()
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    ("grader_name", "model_args", "path"),
+    [
+        ("openai/gpt-4.1-mini", {"api_key": "test"}, "schema"),
+        ("llama-cpp-python/smollm2", {"api_key": "local"}, "grammar"),
+        ("openai-api/someservice/judge", {"api_key": "test"}, "none"),
+    ],
+    ids=["schema-honoured", "llama-cpp-grammar", "schema-ignored"],
+)
+def test_each_provider_is_told_the_reply_shape_its_own_way(openai_compatible_server, grader_name, model_args, path):
+    url, requests, _ = openai_compatible_server
+    model = get_model(grader_name, base_url=url, memoize=False, **model_args)
+    _, result = run({"grader": model})
+    assert result.value["qavg"] == 3.8 and result.metadata["judges"]["grader"]["constraint"] == path
+    [body] = requests
+    shape = body.get("response_format")
+    if path == "schema":
+        assert shape["type"] == "json_schema" and shape["json_schema"]["strict"] is True
+        schema = shape["json_schema"]["schema"]
+    elif path == "grammar":  # llama-cpp-python's server answers 500 to json_schema, builds a grammar from this
+        assert shape["type"] == "json_object"
+        schema = shape["schema"]
+    else:
+        assert shape is None
+        return
+    assert schema["required"] == ["Fluency", "Context_Faithfulness", "Bidirectional_Coherence", "Narrative_Consistency", "Informativeness"]
+    assert schema["additionalProperties"] is False
+    assert all(p == {"type": "integer", "enum": [1, 2, 3, 4, 5]} for p in schema["properties"].values())  # no min/max
+
+
+@pytest.mark.heavy
+def test_a_reply_cut_at_the_token_limit_is_a_failed_attempt(openai_compatible_server):
+    url, requests, replies = openai_compatible_server
+    replies.append(('{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3', "length"))
+    _, result = run({"grader": get_model("llama-cpp-python/smollm2", base_url=url, api_key="local", memoize=False)})
+    verdict = result.metadata["judges"]["grader"]
+    assert verdict["attempts"] == 2 and result.value["qavg"] == 3.8 and len(requests) == 2
+    assert "cut off at the token limit" in requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.heavy
+def test_structured_on_refuses_a_grader_that_cannot_be_constrained():
+    model, calls = grader(VALID)
+    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True, judge_structured="on")
+    [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"), model_roles={"grader": model}, display="none", limit=1)
+    assert log.status == "error" and "cannot be told the reply's shape" in log.error.message and not calls
+
+
+@pytest.mark.heavy
+def test_the_batch_recipe_reaches_the_grader():
+    """README: --model-role 'grader={model: openai/gpt-4.1-mini, batch: true}' (eval-level --batch does not reach roles)."""
+    from inspect_ai._cli.util import parse_model_role_cli_args
+    from inspect_ai.model import GenerateConfig
+
+    parsed = parse_model_role_cli_args(("grader={model: mockllm/model, batch: true}",))
+    assert parsed["grader"].config.batch is True
+    seen = []
+
+    def outputs(messages, tools, tool_choice, config):
+        seen.append(config.batch)
+        return mock_output(VALID)
+
+    batched = get_model("mockllm/model", config=GenerateConfig(batch=True), custom_outputs=outputs, memoize=False)
+    _, result = run({"grader": batched})
+    assert seen == [True] and result.value["qavg"] == 3.8
+
+
+def _sharp_grader(messages, tools, tool_choice, config):
+    """Scores a written infill 4-5 and an empty one 1."""
+    empty = "[empty: the candidate wrote nothing]" in messages[-1].text
+    return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
+
+
+def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path, monkeypatch, capsys):
+    import inspect_ai._cli.util as cli_util
+
+    from narrative_infill.cli import main
+    from narrative_infill.tasks.judge_check import judge_check, summarize
+
+    sharp = get_model("mockllm/sharp", custom_outputs=_sharp_grader, memoize=False)
+    [log] = eval(judge_check(instances=3), model_roles={"grader": sharp}, display="none", log_dir=str(tmp_path))
+    assert log.status == "success" and len(log.samples) == 6
+    assert {s.metadata["baseline"] for s in log.samples} == {"gold", "empty"}
+    assert all(s.scores["judge"].answer == (s.target if s.metadata["baseline"] == "gold" else "") for s in log.samples)
+    figures = summarize(log)
+    assert figures["qavg_gold"] == pytest.approx(3.8) and figures["qavg_empty"] == 1.0 and figures["gap"] == pytest.approx(2.8)
+    monkeypatch.setattr(cli_util, "parse_model_role_cli_args", lambda roles: {"grader": sharp})
+    assert main(["judge-check", "--model-role", "grader=sharp", "-n", "2", "--log-dir", str(tmp_path)]) == 0
+    assert "gap    2.80" in capsys.readouterr().out
+    blind, _ = grader(VALID)  # the same scores whatever it is shown
+    monkeypatch.setattr(cli_util, "parse_model_role_cli_args", lambda roles: {"grader": blind})
+    assert main(["judge-check", "--model-role", "grader=blind", "-n", "2", "--log-dir", str(tmp_path)]) == 1
+    assert "FLAGGED" in capsys.readouterr().out

@@ -87,21 +87,38 @@ def test_demo_eval_against_the_real_local_model(monkeypatch, tmp_path):
 
 
 @pytest.mark.local_server
-def test_local_model_as_grader_reports_its_failure_rate(monkeypatch, tmp_path):
-    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=4, grader=True)
+def test_local_model_as_grader_keeps_to_the_reply_grammar(monkeypatch, tmp_path):
+    """llama.cpp turns the judge's JSON schema into a grammar: SmolLM2's replies all parse.
+    (Without it, every reply of this 135M model echoed the template: 100% unscored.)"""
+    log = eval_demo_on_local_server(monkeypatch, tmp_path, limit=None, grader=True)
     assert log.status == "success", log.error
-    failed = []
+    failed, tokens = [], []
     for sample in log.samples:
         verdict = sample.scores["judge"]
         failed.append(verdict.value["grader_failed"])
-        assert verdict.metadata["grader_tokens"]["total"] > 0
+        tokens.append(verdict.metadata["grader_tokens"]["total"])
         judgement = verdict.metadata["judges"]["grader"]
+        assert judgement["constraint"] == "grammar"
         assert ("failed" in judgement) == (verdict.value["grader_failed"] == 1.0)
         if "failed" not in judgement:
             assert 1 <= verdict.value["qavg"] <= 5
     [rate] = [s.metrics["mean"].value for s in log.results.scores if s.scorer == "judge" and s.name == "grader_failed"]
-    assert rate == sum(failed) / len(failed)
-    print(f"SmolLM2 grader failure rate: {rate:.2f} over {len(failed)} samples")
+    assert len(failed) == 24 and rate == sum(failed) / len(failed) <= 0.05
+    print(f"SmolLM2 grader: unscored {rate:.2f} over {len(failed)} samples, {sum(tokens) / len(tokens):.0f} grader tokens per sample")
+
+
+@pytest.mark.local_server
+def test_judge_check_runs_offline_and_flags_the_tiny_local_grader(tmp_path):
+    port = free_port()
+    result = subprocess.run(
+        [sys.executable, "-m", "narrative_infill.cli", "serve", "--port", str(port), "--", sys.executable, "-m",
+         "narrative_infill.cli", "judge-check", "--model-role", "grader=llama-cpp-python/smollm2", "-n", "4",
+         "--log-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, env=os.environ.copy(),
+    )  # fmt: skip
+    assert "gold   QAvg" in result.stdout and "unscored 0%" in result.stdout, result.stdout + result.stderr[-2000:]
+    # A 135M model scores the gold span and nothing alike: flagged, exit 1.
+    assert result.returncode == 1 and "FLAGGED" in result.stdout
 
 
 @pytest.mark.local_server

@@ -38,3 +38,8 @@ def test_registry_import_is_light():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_judge_check_resolves_by_name():
+    task = registry_create("task", "narrative_infill/judge_check", instances=2)
+    assert task.name == "narrative_infill/judge_check" and len(task.dataset) == 4

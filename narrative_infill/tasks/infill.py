@@ -47,6 +47,7 @@ def infill_task(
     judge_variant: str = "paper",
     judge_roles: str | list[str] = "grader",
     grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
 ) -> Task:
     """One narrative-infilling task; every argument is a ``-T`` option of the registered tasks.
 
@@ -73,6 +74,8 @@ def infill_task(
         judge_variant: judge prompt, ``paper`` or ``authors``.
         judge_roles: model role(s) whose models judge; several make a panel.
         grader_model: a grader to use when no ``grader`` role is bound (implies ``judge``).
+        judge_structured: tell the grader the reply's shape: ``auto`` where its provider can be
+            constrained, ``on`` (fail for one that cannot), ``off``.
     """
     dataset = infill_dataset(
         data, revision, subset,
@@ -83,7 +86,7 @@ def infill_task(
     run_judge = judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
     scorers = [metrics(backbone=backbone)]
     if run_judge:
-        scorers.append(judge_scorer(variant=judge_variant, roles=roles, grader_model=grader_model))
+        scorers.append(judge_scorer(variant=judge_variant, roles=roles, grader_model=grader_model, structured=judge_structured))
     else:
         logger.warning("LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT)
     return Task(

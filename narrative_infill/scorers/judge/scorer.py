@@ -26,6 +26,7 @@ from inspect_ai.util import concurrency
 from ..answer import extracted
 from .parse import DIMENSIONS, JudgementError, parse_judgement
 from .prompt import judge_prompt
+from .schema import reply_constraint, structured_mode
 
 NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
 
@@ -117,9 +118,11 @@ def _messages(system: str, user: str, system_role: bool) -> list:
 
 async def _judge_once(
     model: Model, system: str, user: str, retries: int, config: GenerateConfig, cache: bool, weighted: bool,
-    system_role: bool,
+    system_role: bool, structured: str,
 ) -> dict:
     """One judge's verdict on one sample: scores, or the failure and every raw reply."""
+    constraint, shape = reply_constraint(str(model), structured)
+    config = config.merge(shape)
     messages = _messages(system, user, system_role)
     replies: list[str] = []
     tokens = {"input": 0, "output": 0, "total": 0}
@@ -136,6 +139,8 @@ async def _judge_once(
         text = output.completion
         replies.append(text)
         try:
+            if output.stop_reason == "max_tokens":
+                raise JudgementError("the reply was cut off at the token limit")
             judgement = parse_judgement(text)
         except JudgementError as err:
             problem = str(err)
@@ -146,7 +151,7 @@ async def _judge_once(
             ), system_role)
             continue
         scores: dict[str, float] = dict(judgement.scores)
-        verdict = {"scores": judgement.scores, "attempts": attempt + 1, "tokens": tokens, "raw": replies}
+        verdict = {"scores": judgement.scores, "attempts": attempt + 1, "tokens": tokens, "raw": replies, "constraint": constraint}
         if weighted:
             expected = _expected_scores(output, text, judgement.offsets)
             if expected is None:
@@ -156,7 +161,7 @@ async def _judge_once(
                 verdict["expected_scores"] = expected
         verdict["values"] = scores
         return verdict
-    return {"failed": problem, "attempts": retries + 1, "tokens": tokens, "raw": replies}
+    return {"failed": problem, "attempts": retries + 1, "tokens": tokens, "raw": replies, "constraint": constraint}
 
 
 _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
@@ -182,6 +187,8 @@ def judge(
     max_concurrent: int = 16,
     cache: bool = True,
     system_role: bool = True,
+    structured: str | bool = "auto",
+    max_tokens: int | None = None,
 ) -> Scorer:
     """Fluency, Context Faithfulness, Bidirectional Coherence, Narrative Consistency and
     Informativeness (1-5) of the extracted infill, and their mean QAvg.
@@ -200,6 +207,10 @@ def judge(
       cache: use Inspect's model cache, so judging identical inputs again costs nothing.
       system_role: send the judge instructions as a system message (False folds them into
         the user turn, for graders whose chat template rejects a system role).
+      structured: "auto" tells the grader the reply's shape where its provider can be
+        constrained (a JSON schema, or llama.cpp's grammar) and parses tolerantly elsewhere;
+        "on" fails clearly for a grader that cannot be constrained; "off" never constrains.
+      max_tokens: cap on a grader reply (a reply cut at the cap is a failed attempt).
 
     Metrics: per-dimension mean and stderr; QAvg mean, stderr, High% (`share_above`, QAvg
     above 4; the authors' scripts used >= 4: rescore with a different metric if needed) and
@@ -208,7 +219,8 @@ def judge(
     """
     prompt = judge_prompt(variant)
     role_list = [roles] if isinstance(roles, str) else list(roles)
-    config = GenerateConfig(temperature=temperature)
+    structured = structured_mode(structured)  # a bad value fails here, not once per sample
+    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
     if probability_weighted:
         config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
 
@@ -220,7 +232,7 @@ def judge(
         for name, model in judges:
             async with concurrency("narrative_infill_judge", max_concurrent):
                 verdicts[name] = await _judge_once(
-                    model, prompt.system, user, retries, config, cache, probability_weighted, system_role
+                    model, prompt.system, user, retries, config, cache, probability_weighted, system_role, structured
                 )
             verdicts[name]["model"] = str(model)
         judged = [v for v in verdicts.values() if "values" in v]

@@ -1,0 +1,74 @@
+"""The shape of the judge's reply, and how each provider is told to keep to it.
+
+The judge asks for one JSON object: the five dimensions, each an integer 1-5, no other keys.
+The range is an enum, not minimum/maximum: Inspect strips those for OpenAI-compatible
+providers. Three paths:
+
+* ``schema``: Inspect's ``response_schema``, which these providers pass on as a constraint
+  (OpenAI and the OpenAI-compatible servers that honour ``json_schema``, vLLM among them,
+  Anthropic, Google, Mistral...);
+* ``grammar``: llama-cpp-python's server, which answers HTTP 500 to ``json_schema`` but turns
+  ``{"type": "json_object", "schema": ...}`` into a grammar; sent through ``extra_body``;
+* ``none``: providers that ignore schemas (``hf``, unknown endpoints): the tolerant parser
+  and its retries.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import GenerateConfig, ResponseSchema
+from inspect_ai.util import JSONSchema
+
+#: The keys of the authors' output format, in their order.
+REPLY_KEYS = ("Fluency", "Context_Faithfulness", "Bidirectional_Coherence", "Narrative_Consistency", "Informativeness")
+SCORES = [1, 2, 3, 4, 5]
+
+REPLY_SCHEMA = JSONSchema(
+    type="object",
+    properties={key: JSONSchema(type="integer", enum=SCORES) for key in REPLY_KEYS},
+    required=list(REPLY_KEYS),
+    additionalProperties=False,
+)
+
+#: Providers whose Inspect model API turns ``response_schema`` into a constrained reply.
+SCHEMA_PROVIDERS = frozenset({
+    "openai", "azureai", "anthropic", "google", "vertex", "mistral", "vllm", "sglang", "grok", "groq",
+    "together", "fireworks", "deepseek", "openrouter", "bedrock", "ollama",
+})  # fmt: skip
+GRAMMAR_PROVIDERS = frozenset({"llama-cpp-python"})
+MODES = ("auto", "on", "off")
+
+
+def structured_mode(value: str | bool) -> str:
+    """``auto``, ``on`` or ``off``; booleans too, since ``-T judge_structured=off`` arrives as
+    False (YAML reads on/off as booleans)."""
+    mode = {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else str(value).lower()
+    if mode not in MODES:
+        raise ValueError(f"structured must be one of {MODES}, got {value!r}")
+    return mode
+
+
+class StructuredOutputUnavailable(RuntimeError):
+    """``structured="on"`` with a grader whose provider cannot be constrained."""
+
+
+def provider_of(model_name: str) -> str:
+    return model_name.split("/", 1)[0]
+
+
+def reply_constraint(model_name: str, mode: str = "auto") -> tuple[str, GenerateConfig]:
+    """(path, config to merge into the grader call) for a grader ``provider/model``."""
+    mode = structured_mode(mode)
+    provider = provider_of(model_name)
+    if mode == "off":
+        return "none", GenerateConfig()
+    if provider in GRAMMAR_PROVIDERS:
+        schema = REPLY_SCHEMA.model_dump(exclude_none=True)
+        return "grammar", GenerateConfig(extra_body={"response_format": {"type": "json_object", "schema": schema}})
+    if provider in SCHEMA_PROVIDERS:
+        return "schema", GenerateConfig(response_schema=ResponseSchema(name="judgement", json_schema=REPLY_SCHEMA, strict=True))
+    if mode == "on":
+        raise StructuredOutputUnavailable(
+            f"structured=on, but the grader {model_name} cannot be told the reply's shape (its provider "
+            f"{provider!r} ignores response schemas); use structured=auto to fall back to parsing"
+        )
+    return "none", GenerateConfig()
