@@ -23,46 +23,8 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-#: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
-STOP_GRACE_S = 60.0
-
-
-def _run_while_serving(command: list[str], env: dict[str, str]) -> int:
-    """Run ``command``; a SIGINT or SIGTERM to ``serve`` reaches it as SIGINT, on which Inspect
-    cancels cleanly and finalises its log, and ``serve`` waits for it before stopping the
-    server. The command runs in its own session, so a Ctrl-C reaches it once, not twice."""
-    asked: list[tuple[int, float]] = []
-    children: list[subprocess.Popen] = []
-
-    def forward(signum, frame):
-        if not asked and children and children[0].poll() is None:
-            children[0].send_signal(signal.SIGINT)
-        asked.append((signum, time.monotonic()))
-
-    # Handlers go in before the command starts: a shell that ran ``serve`` in the background
-    # leaves SIGINT ignored, and an ignored signal would be inherited by the command; a
-    # handled one is reset to the default in it.
-    previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        child = subprocess.Popen(command, env=env, start_new_session=True)
-        children.append(child)
-        if asked:  # a signal came while it started
-            child.send_signal(signal.SIGINT)
-        while child.poll() is None:
-            if asked and time.monotonic() - asked[0][1] > STOP_GRACE_S:
-                child.terminate()
-                try:
-                    child.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-            time.sleep(0.1)
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-    return child.returncode if child.returncode > 0 or not asked else 128 + asked[0][0]
-
-
 def _serve(args: argparse.Namespace) -> int:
+    from .local.child import run_forwarding_signals
     from .local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -73,7 +35,8 @@ def _serve(args: argparse.Namespace) -> int:
         env = server.environment()
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
-            return _run_while_serving(command, {**os.environ, **env})
+            status, stopped_by = run_forwarding_signals(command, {**os.environ, **env})
+            return status if status > 0 or stopped_by is None else 128 + stopped_by
         print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
         for name, value in env.items():
             print(f"  export {name}={value}")
@@ -205,6 +168,33 @@ def _judge_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grid(args: argparse.Namespace) -> int:
+    from .grid.plan import GridError, describe, load_grid, plan
+    from .grid.run import run_plan
+
+    extra = args.inspect_args
+    try:
+        grid = load_grid(args.grid)
+        result = plan(grid, Path(args.log_dir), models=_listed(args.models), tasks=_listed(args.tasks),
+                      studies=_listed(args.studies), extra_args=extra)  # fmt: skip
+    except (OSError, GridError, ValueError) as err:
+        return _failed("grid", err)
+    if args.dry_run:
+        print(describe(result))
+        return 0
+    status = run_plan(result)
+    print("\nnext: " + "; ".join(
+        f"narrative-infill report {args.log_dir}/{study} -o report/{study}"
+        for study in ("main", "seeds", "judges") if any(r.study == study for r in result.runs)
+    ) + f"; narrative-infill submit {args.log_dir}/main/<model> -o submission.json --track full")  # fmt: skip
+    return status
+
+
+def _listed(values: list[str] | None) -> list[str] | None:
+    """Repeated or comma-separated option values, flattened."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()] if values else None
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .local.server import DEFAULT_PORT
 
@@ -301,6 +291,22 @@ def build_parser() -> argparse.ArgumentParser:
     checker.add_argument("--timeout", type=int, default=120)
     checker.set_defaults(run=_judge_check)
 
+    grid = commands.add_parser(
+        "grid",
+        help="run (or print, --dry-run) the paper's grid of models x settings as inspect eval-set commands",
+        description="One inspect eval-set process per model (and per robustness run), each with its own log folder "
+        "under --log-dir; running the same command again resumes. Arguments after -- go to every inspect command "
+        "(for example: -- --max-connections 64).",
+    )
+    grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
+    grid.add_argument("--models", action="append", help="model names or hub ids to run (repeat or comma-separate)")
+    grid.add_argument("--tasks", action="append", help="tasks to run (repeat or comma-separate)")
+    grid.add_argument("--studies", action="append", help="main, seeds, judges (default: all)")
+    grid.add_argument("--log-dir", default="logs/grid")
+    grid.add_argument("--dry-run", action="store_true", help="print the commands with their sample and grader-call counts")
+    grid.set_defaults(inspect_args=[])  # what follows -- (split off in main: argparse cannot take options there)
+    grid.set_defaults(run=_grid)
+
     reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
     reporter.add_argument("-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs")
@@ -311,7 +317,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed_on: list[str] = []
+    if argv[:1] == ["grid"] and "--" in argv:
+        argv, passed_on = argv[: argv.index("--")], argv[argv.index("--") + 1:]
     args = build_parser().parse_args(argv)
+    if passed_on:
+        args.inspect_args = passed_on
     try:
         return args.run(args)
     except BrokenPipeError:

@@ -21,6 +21,7 @@ ALLOWED = {
     "solvers": {"data"},
     "tasks": {"solvers", "scorers", "data"},
     "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
+    "grid": {"data"},
 }
 SHARED_ROOMS = {"prompts", "local"}
 

@@ -1,0 +1,215 @@
+"""The paper's run grid as data, turned into runs: ``narrative-infill grid``.
+
+A grid file (``paper.yaml`` here, or any file of the same shape) names the models, the tasks,
+the judge and the robustness studies. Each run is one ``inspect eval-set`` command in its own
+process, so that vLLM servers never pile up on one GPU, with a log folder of its own, so that
+re-running the same grid resumes: eval-set skips what is finished and retries what is not.
+Logs go to ``LOG_DIR/main/<model>``, ``LOG_DIR/seeds/<model>-<task>-seed<S>`` and
+``LOG_DIR/judges/<model>-<task>``, which ``narrative-infill report`` reads one study at a time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..prompts import PARADIGMS, TELER_LEVELS
+
+STUDIES = ("main", "seeds", "judges")
+#: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.
+VLLM_PROVIDER_ARGS = frozenset({"base_url", "port", "api_key", "is_mistral", "retry_delay", "lazy_init", "client_timeout",
+                                "timeout", "host", "configure_logging", "device", "devices", "enable_lora", "use_chat_template"})  # fmt: skip
+#: ``vllm serve`` engine arguments the grids use (vLLM's engine-args reference, as --dashed-names).
+VLLM_SERVE_ARGS = frozenset({"max_model_len", "tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size",
+                             "gpu_memory_utilization", "trust_remote_code", "quantization", "load_format", "dtype",
+                             "enforce_eager", "max_num_seqs", "seed", "enable_prefix_caching"})  # fmt: skip
+
+
+class GridError(ValueError):
+    """A grid file that cannot be turned into runs, naming the entry and field."""
+
+
+@dataclass(frozen=True)
+class Run:
+    study: str
+    model: str
+    tasks: tuple[str, ...]
+    log_dir: Path
+    command: list[str]
+    samples: int  # generated samples (over all its tasks)
+    grader_calls: int
+    estimated: bool = False  # counts from an estimated subset size
+
+    def shell(self) -> str:
+        return shlex.join(self.command)
+
+
+@dataclass
+class Plan:
+    runs: list[Run]
+    instances: dict[str, int]  # "full" / subset name -> instances per task
+    exact_counts: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def load_grid(name: str) -> dict[str, Any]:
+    """A packaged grid by name (``paper``) or a grid file by path."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise GridError(f"grid file not found: {path}")
+        text = path.read_text(encoding="utf-8")
+    else:
+        packaged = resources.files(__package__) / f"{name}.yaml"
+        if not packaged.is_file():
+            raise GridError(f"no packaged grid {name!r} (packaged: paper); or give a path to a grid .yaml file")
+        text = packaged.read_text(encoding="utf-8")
+    grid = yaml.safe_load(text)
+    _validate(grid, name)
+    return grid
+
+
+def _validate(grid: Any, origin: str) -> None:
+    def fail(where: str, problem: str):
+        raise GridError(f"{origin}: {where}: {problem}")
+
+    if not isinstance(grid, dict):
+        fail("(file)", "expected a mapping")
+    for key in ("tasks", "models", "provider"):
+        if key not in grid:
+            fail(key, "missing")
+    known_tasks = set(TELER_LEVELS + PARADIGMS)
+    for task in grid["tasks"]:
+        if task not in known_tasks:
+            fail("tasks", f"unknown task {task!r}; choose from {', '.join(sorted(known_tasks))}")
+    names = set()
+    for index, model in enumerate(grid["models"]):
+        if not isinstance(model, dict) or not model.get("id") or not model.get("name"):
+            fail(f"models[{index}]", "needs a name and an id")
+        if model["name"] in names:
+            fail(f"models[{index}]", f"name {model['name']!r} repeats")
+        names.add(model["name"])
+    for study, spec in (grid.get("studies") or {}).items():
+        if study not in STUDIES[1:]:
+            fail(f"studies.{study}", f"unknown study; choose from {', '.join(STUDIES[1:])}")
+        for pair in spec.get("pairs", []):
+            if len(pair) != 2 or pair[0] not in names or pair[1] not in known_tasks:
+                fail(f"studies.{study}.pairs", f"{pair!r} is not [model name, task] of this grid")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
+    """Instances per task for the full data and each subset a study uses; exact when the data
+    can be read here, else (a hub source out of reach) the published count and a 10% estimate."""
+    from ..data.dataset import SUBSET_FRACTION, filter_instances, load_benchmark, stratified_subset
+
+    data = str(grid.get("data", "hf"))
+    subsets = {spec["subset"] for spec in (grid.get("studies") or {}).values() if spec.get("subset")}
+    filters = {k: v for k, v in (grid.get("task_args") or {}).items() if k in ("domain", "n", "position")}
+    try:
+        instances = load_benchmark(data).instances
+    except Exception:  # the hub raises many kinds of errors when it is out of reach
+        if not data.startswith("hf"):
+            raise
+        published = int(grid.get("published_instances", 0))
+        return {"full": published, **{s: math.floor(published * SUBSET_FRACTION.get(s, 0.1) + 0.5) for s in subsets}}, False
+    counts = {"full": len(filter_instances(instances, **filters))}
+    for subset in subsets:
+        counts[subset] = len(filter_instances(stratified_subset(instances, subset), **filters))
+    return counts, True
+
+
+def _model_flags(grid: dict[str, Any], model: dict[str, Any]) -> list[str]:
+    args = {**(grid.get("model_args") or {}), **(model.get("model_args") or {})}
+    flags = ["--model", f"{grid['provider']}/{model['id']}"]
+    for key, value in args.items():
+        flags += ["-M", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    return flags
+
+
+def _task_flags(grid: dict[str, Any], extra: dict[str, Any] | None = None) -> list[str]:
+    args = {"data": grid.get("data", "hf"), **(grid.get("task_args") or {}), **(extra or {})}
+    flags = []
+    for key, value in args.items():
+        rendered = "[" + ",".join(map(str, value)) + "]" if isinstance(value, list) else value
+        flags += ["-T", f"{key}={rendered}"]
+    return flags
+
+
+def plan(
+    grid: dict[str, Any], log_dir: Path, models: list[str] | None = None, tasks: list[str] | None = None,
+    studies: list[str] | None = None, extra_args: list[str] | None = None,
+) -> Plan:  # fmt: skip
+    """Every run of the grid, restricted to ``models`` (names or ids), ``tasks`` and ``studies``."""
+    chosen = [m for m in grid["models"] if not models or m["name"] in models or m["id"] in models]
+    if models and len(chosen) != len(set(models)):
+        known = ", ".join(m["name"] for m in grid["models"])
+        raise GridError(f"unknown model(s) in {models}; the grid has: {known}")
+    wanted_tasks = [t for t in grid["tasks"] if not tasks or t in tasks]
+    if tasks and set(tasks) - set(grid["tasks"]):
+        raise GridError(f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid ({', '.join(grid['tasks'])})")
+    wanted_studies = studies or list(STUDIES)
+    counts, exact = instance_counts(grid)
+    judge = grid.get("judge") or {}
+    roles = [flag for role, model in judge.items() for flag in ("--model-role", f"{role}={model}")]
+    runs: list[Run] = []
+    for model in chosen if "main" in wanted_studies and wanted_tasks else []:
+        folder = log_dir / "main" / slug(model["name"])
+        command = ["inspect", "eval-set", *(f"narrative_infill/{t}" for t in wanted_tasks), *_model_flags(grid, model),
+                   *roles, *_task_flags(grid), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+        samples = counts["full"] * len(wanted_tasks)
+        runs.append(Run("main", model["name"], tuple(wanted_tasks), folder, command, samples, samples * len(judge)))
+    by_name = {m["name"]: m for m in chosen}
+    study_specs = grid.get("studies") or {}
+    for study in ("seeds", "judges"):
+        spec = study_specs.get(study)
+        if study not in wanted_studies or not spec:
+            continue
+        for name, task in spec["pairs"]:
+            if name not in by_name or task not in wanted_tasks:
+                continue
+            subset = {"subset": spec["subset"]} if spec.get("subset") else {}
+            size = counts.get(spec.get("subset"), counts["full"])
+            estimated = not exact and bool(subset)
+            if study == "seeds":
+                for seed in spec["seeds"]:
+                    folder = log_dir / "seeds" / f"{slug(name)}-{task}-seed{seed}"
+                    command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *roles,
+                               *_task_flags(grid, subset), "--seed", str(seed), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+                    runs.append(Run(study, name, (task,), folder, command, size, size * len(judge), estimated))
+            else:
+                panel = spec["judges"]
+                panel_roles = [flag for role, model in panel.items() for flag in ("--model-role", f"{role}={model}")]
+                folder = log_dir / "judges" / f"{slug(name)}-{task}"
+                command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *panel_roles,
+                           *_task_flags(grid, {**subset, "judge_roles": list(panel)}), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+                runs.append(Run(study, name, (task,), folder, command, size, size * len(panel), estimated))
+    notes = [] if exact else [f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' marks subsets estimated as 10%"]
+    return Plan(runs, counts, exact, notes)
+
+
+def describe(result: Plan) -> str:
+    """The dry run: every command, then the totals per study."""
+    lines = []
+    for run in result.runs:
+        lines.append(f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, {run.grader_calls:,} grader calls")
+        lines.append(run.shell())
+    lines.append("")
+    for study in (*STUDIES, "total"):
+        runs = [r for r in result.runs if study in (r.study, "total")]
+        if runs:
+            approx = "~" if any(r.estimated for r in runs) else ""
+            lines.append(f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation runs, "
+                         f"{approx}{sum(r.samples for r in runs):,} samples, {approx}{sum(r.grader_calls for r in runs):,} grader calls")  # fmt: skip
+    lines += [f"note: {note}" for note in result.notes]
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""Executes a grid plan: one ``inspect eval-set`` process at a time, resumable by running the
+same grid again (eval-set skips finished tasks and retries unfinished ones)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..local.child import run_forwarding_signals
+from .plan import Plan
+
+
+def run_plan(plan: Plan, out=sys.stdout) -> int:
+    """0 when every run finished; the failed runs are listed and the rest still run. A signal
+    stops the grid after the current run has written its logs."""
+    failed = []
+    for index, run in enumerate(plan.runs, 1):
+        run.log_dir.mkdir(parents=True, exist_ok=True)
+        print(f"[{index}/{len(plan.runs)}] {run.study}: {run.model} ({', '.join(run.tasks)}) -> {run.log_dir}", file=out, flush=True)
+        command = [sys.executable, "-m", "inspect_ai", *run.command[1:]]  # this environment's Inspect
+        status, stopped_by = run_forwarding_signals(command, dict(os.environ))
+        if stopped_by is not None:
+            print(f"stopped by signal {stopped_by}; run the same grid command again to resume", file=out, flush=True)
+            return 128 + stopped_by
+        if status != 0:
+            failed.append(f"{run.study}: {run.model} (exit {status}; logs in {run.log_dir})")
+    for line in failed:
+        print(f"unfinished: {line}", file=out)
+    if failed:
+        print("run the same grid command again to retry what is unfinished", file=out)
+    return 1 if failed else 0
