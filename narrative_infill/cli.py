@@ -142,12 +142,10 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _judge_check(args: argparse.Namespace) -> int:
-    import math
-
     from inspect_ai import eval as inspect_eval
     from inspect_ai._cli.util import parse_model_role_cli_args
 
-    from .tasks.judge_check import judge_check, summarize
+    from .tasks.judge_check import describe, judge_check
 
     try:
         roles = parse_model_role_cli_args(tuple(args.model_role))
@@ -157,15 +155,9 @@ def _judge_check(args: argparse.Namespace) -> int:
         return _failed("judge-check", err)
     if log.status != "success":
         return _failed("judge-check", RuntimeError(f"the grader failed: {log.error.message if log.error else log.status} (log: {log.location})"))
-    figures = summarize(log)
-    print(f"judge-check on {args.n} instances of {args.data} ({log.location}):")
-    for baseline in ("gold", "empty"):
-        print(f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}")
-    print(f"  gap    {figures['gap']:.2f} (gold minus empty; at least {args.min_gap:.1f} expected)")
-    if math.isnan(figures["gap"]) or figures["gap"] < args.min_gap:
-        print("FLAGGED: this grader cannot tell the gold span from an empty answer; do not spend a run on it.")
-        return 1
-    return 0
+    text, flagged = describe(log, args.min_gap)
+    print(text)
+    return 1 if flagged else 0
 
 
 def _grid(args: argparse.Namespace) -> int:
@@ -193,6 +185,47 @@ def _grid(args: argparse.Namespace) -> int:
 def _listed(values: list[str] | None) -> list[str] | None:
     """Repeated or comma-separated option values, flattened."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()] if values else None
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from .analysis.submission.build import SubmissionError, build_submission, write_submission
+
+    started = time.perf_counter()
+    try:
+        document = build_submission(args.logs, args.track, args.submitter)
+        write_submission(document, args.output)
+    except (OSError, SubmissionError, ValueError) as err:
+        return _failed("submit", err)
+    settings = ", ".join(document["settings"])
+    print(f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
+          f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)")  # fmt: skip
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .analysis.submission.verify import store, verify
+
+    started = time.perf_counter()
+    try:
+        result = verify(args.submission, args.logs)
+        stored = store(result, args.submission)
+    except (OSError, ValueError) as err:
+        return _failed("verify", err)
+    print("\n".join(result.lines()))
+    print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
+    return 0 if result.passed else 1
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from .analysis.submission.board import LeaderboardError, write_leaderboard
+
+    try:
+        rows = write_leaderboard(args.submissions, args.output)
+    except (OSError, LeaderboardError, ValueError) as err:
+        return _failed("leaderboard", err)
+    entries = sum(not r["baseline"] for r in rows)
+    print(f"{entries} entries, {len(rows) - entries} baselines -> {args.output}/index.html, leaderboard.md, leaderboard.json")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -306,6 +339,23 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--dry-run", action="store_true", help="print the commands with their sample and grader-call counts")
     grid.set_defaults(inspect_args=[])  # what follows -- (split off in main: argparse cannot take options there)
     grid.set_defaults(run=_grid)
+
+    submit = commands.add_parser("submit", help="one model's logs -> a canonical, self-hashed leaderboard submission")
+    submit.add_argument("logs", nargs="+", help="log files or folders of one model")
+    submit.add_argument("-o", "--output", required=True, type=Path, help="submission.json")
+    submit.add_argument("--track", required=True, help="full (the published 9,142), 10pct (the robustness subset) or demo")
+    submit.add_argument("--submitter", help="who submits")
+    submit.set_defaults(run=_submit)
+
+    verifier = commands.add_parser("verify", help="check a submission; with --logs recompute every claim from the logs")
+    verifier.add_argument("submission", type=Path)
+    verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
+    verifier.set_defaults(run=_verify)
+
+    board = commands.add_parser("leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html")
+    board.add_argument("submissions", type=Path, help="folder of submission .json files (and their .verification.json)")
+    board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
+    board.set_defaults(run=_leaderboard)
 
     reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")

@@ -12,3 +12,11 @@ PYTHON=${PYTHON:-python3}
 # 2 cores); pip caches the built wheel for later installs.
 .venv/bin/python -m pip install -q -e ".[local,dev]"
 .venv/bin/narrative-infill setup-data
+# The leaderboard page's tests drive a real headless Chromium (Debian's package) with Playwright.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: install Chromium (apt-get install chromium) for the leaderboard page's browser test" >&2
+  fi
+fi

@@ -100,7 +100,7 @@ SCRIPTED_PROVIDER = textwrap.dedent('''
 SCRIPTED_GRID = """
 name: scripted
 data: demo
-task_args: {domain: sind, n: 1, backbone: minilm}
+task_args: {backbone: minilm}
 tasks: [l0, l1, l2, l3, l4, abductive, causal, cot, counterfactual]
 judge: {grader: scripted/judge}
 provider: scripted
@@ -141,5 +141,7 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     assert len(successful("Beta")) == 9
     assert main(["report", str(log_dir / "main"), "-o", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text()
-    assert "36 samples from 18 logs" in report  # 2 models x 9 tasks x 2 SIND n=1 instances, each once
+    assert "432 samples from 18 logs" in report  # 2 models x 9 tasks x 24 demo instances, each once
+    assert main(["submit", str(log_dir / "main" / "Beta"), "-o", str(tmp_path / "beta.json"), "--track", "demo"]) == 0
+    assert set(json.loads((tmp_path / "beta.json").read_text())["settings"]) == set(load_grid(str(grid_file))["tasks"])
     print(f"scripted grid with interruption: {time.monotonic() - started:.0f} s")

@@ -40,7 +40,7 @@ def _imported_rooms(path: Path) -> set[str]:
             if node.level:
                 base = list(package_parts[: len(package_parts) - (node.level - 1)])
                 target = base + (node.module.split(".") if node.module else [])
-                names = [] if node.module else [alias.name for alias in node.names]
+                names = [] if node.module else [alias.name for alias in node.names if not alias.name.startswith("__")]
                 rooms.update([target[0]] if target else names)
             elif node.module and node.module.startswith("narrative_infill."):
                 rooms.add(node.module.split(".")[1])

@@ -76,3 +76,17 @@ def summarize(log) -> dict[str, float]:
         figures[f"unscored_{baseline}"] = 1 - len(scored) / len(values) if values else math.nan
     figures["gap"] = figures["qavg_gold"] - figures["qavg_empty"]
     return figures
+
+
+def describe(log, min_gap: float = MIN_GAP) -> tuple[str, bool]:
+    """(what ``judge-check`` prints, whether the grader is flagged)."""
+    figures = summarize(log)
+    instances = (log.eval.metadata or {}).get("instances")
+    lines = [f"judge-check on {instances} instances of {(log.eval.metadata or {}).get('data')} ({log.location}):"]
+    for baseline in BASELINES:
+        lines.append(f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}")
+    lines.append(f"  gap    {figures['gap']:.2f} (gold minus empty; at least {min_gap:.1f} expected)")
+    flagged = math.isnan(figures["gap"]) or figures["gap"] < min_gap
+    if flagged:
+        lines.append("FLAGGED: this grader cannot tell the gold span from an empty answer; do not spend a run on it.")
+    return "\n".join(lines), flagged

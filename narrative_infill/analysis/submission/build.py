@@ -1,0 +1,239 @@
+"""``narrative-infill submit``: one model's logs -> one canonical, self-hashed results file.
+
+The file claims, per setting, the aggregates the paper reports (AtAvg and the five metrics,
+QAvg and the five dimensions, High%, Low%, rates of empty extractions, truncated outputs and
+unscored judgements), each headline sample's value (for the leaderboard's bootstrap), and the
+provenance that lets ``verify`` recompute every claim from the logs: versions, dataset
+identity, metric signature, judges, generation config, each log's hash, and one digest over
+every sample's answer and scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean, stdev
+from typing import Any
+
+from ...scorers.judge.parse import DIMENSIONS
+from ...scorers.metrics.pairs import METRIC_NAMES
+from ..report.load import newest_score_key, select_logs
+
+SCHEMA_VERSION = 1
+KIND = "narrative-infill-submission"
+TRACKS = ("full", "10pct", "demo")
+PUBLISHED_INSTANCES = 9142
+PUBLISHED_SOURCE = "hf:BridgeAI-Lab/Narrative-Infilling"
+_FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
+
+
+class SubmissionError(ValueError):
+    """Logs that cannot make a submission, or a submission file that is not one."""
+
+
+@dataclass
+class SettingLogs:
+    setting: str
+    location: str
+    header: Any
+    samples: list  # EvalSampleSummary, sorted by (id, epoch)
+
+
+def canonical(document: dict) -> str:
+    """The form the hash is taken over: sorted keys, no whitespace, no NaN."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def content_hash(document: dict) -> str:
+    return hashlib.sha256(canonical({k: v for k, v in document.items() if k != "sha256"}).encode()).hexdigest()
+
+
+def file_sha256(location: str) -> str:
+    """SHA-256 of a log's bytes, by path or ``file://`` URI (as Inspect lists logs)."""
+    from urllib.parse import unquote, urlparse
+
+    path = unquote(urlparse(location).path) if location.startswith("file://") else location
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _summary(values: list[float | None]) -> dict[str, float | int | None]:
+    present = [v for v in values if v is not None]
+    return {
+        "mean": fmean(present) if present else None,
+        "stderr": stdev(present) / math.sqrt(len(present)) if len(present) > 1 else None,
+        "n": len(present),
+    }
+
+
+def sample_scores(summary) -> tuple[dict, dict]:
+    """(newest metrics value, newest judge value) of a sample summary; empty dicts when absent."""
+    scores = summary.scores or {}
+    metrics_key, judge_key = newest_score_key(scores, "metrics"), newest_score_key(scores, "judge")
+    return (scores[metrics_key].value if metrics_key else {}), (scores[judge_key].value if judge_key else {})
+
+
+def setting_claims(samples: list) -> dict[str, Any]:
+    """Every aggregate the submission claims for one setting, from its samples."""
+    metrics = [sample_scores(s)[0] for s in samples]
+    judged = [sample_scores(s)[1] for s in samples]
+    answers = [_answer(s) for s in samples]
+    qavg = [_number(j.get("qavg")) for j in judged]
+    claims: dict[str, Any] = {
+        "n": len(samples),
+        "atavg": _summary([_number(m.get("atavg")) for m in metrics]),
+        "metrics": {name: _summary([_number(m.get(name)) for m in metrics]) for name in METRIC_NAMES},
+        "rates": {
+            "empty_extraction": fmean(not a for a in answers) if answers else None,
+            "truncated": fmean(bool(_number(m.get("truncated")) or 0) for m in metrics) if metrics else None,
+            "unscored": fmean(q is None for q in qavg) if any(judged) else None,
+        },
+    }
+    if any(judged):
+        scored = [q for q in qavg if q is not None]
+        claims["qavg"] = _summary(qavg)
+        claims["dimensions"] = {d: _summary([_number(j.get(d)) for j in judged]) for d in DIMENSIONS}
+        claims["high"] = fmean(q > 4 for q in scored) if scored else None
+        claims["low"] = fmean(q < 2 for q in scored) if scored else None
+    return claims
+
+
+def _answer(summary) -> str:
+    scores = summary.scores or {}
+    key = newest_score_key(scores, "metrics") or newest_score_key(scores, "judge")
+    return (scores[key].answer or "") if key else ""
+
+
+def samples_digest(by_setting: dict[str, list]) -> str:
+    """SHA-256 over the sorted (setting, sample id, epoch, answer, scores) of every sample."""
+    digest = hashlib.sha256()
+    for setting in sorted(by_setting):
+        for sample in by_setting[setting]:
+            metrics, judged = sample_scores(sample)
+            row = [setting, str(sample.id), sample.epoch, _answer(sample), metrics, judged]
+            digest.update((json.dumps(row, sort_keys=True, default=str) + "\n").encode())
+    return digest.hexdigest()
+
+
+def read_settings(paths: list[str]) -> list[SettingLogs]:
+    """The latest successful log of each setting, for exactly one model."""
+    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+    selected, absent, _ = select_logs(paths)
+    if absent:
+        raise SubmissionError("unfinished runs cannot be submitted: " + "; ".join(f"{k}: {v}" for k, v in absent.items()))
+    if not selected:
+        raise SubmissionError(f"no successful log in {', '.join(map(str, paths))}")
+    headers = {location: read_eval_log(location, header_only=True) for location in selected}
+    models = {header.eval.model for header in headers.values()}
+    if len(models) > 1:
+        raise SubmissionError(f"logs of {len(models)} models ({', '.join(sorted(models))}); a submission is one model's")
+    settings: dict[str, SettingLogs] = {}
+    for location, header in headers.items():
+        setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
+        if setting in settings:
+            raise SubmissionError(f"two runs of setting {setting}: {Path(settings[setting].location).name} and {Path(location).name}; submit one")
+        samples = sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
+        settings[setting] = SettingLogs(setting, location, header, samples)
+    return [settings[name] for name in sorted(settings)]
+
+
+def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
+    """Why these runs are not the track's complete runs (empty when they are)."""
+    from ...data.dataset import DEMO, load_benchmark
+
+    if track not in TRACKS:
+        return [f"unknown track {track!r}; choose from {', '.join(TRACKS)}"]
+    problems = []
+    for run in runs:
+        spec, name = run.header.eval, Path(run.location).name
+        args = spec.task_args or {}
+        identity = (spec.metadata or {}).get("dataset_identity") or {}
+        if spec.config.limit is not None or spec.config.sample_id is not None:
+            problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
+        if any(args.get(f) is not None for f in _FILTERS):
+            problems.append(f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}")
+        if track == "demo":
+            expected = {i.sample_id for i in load_benchmark(DEMO).instances}
+            if identity.get("source") != "demo":
+                problems.append(f"{name}: data {identity.get('source')!r}, not the demo set")
+        else:
+            if identity.get("source") != PUBLISHED_SOURCE:
+                problems.append(f"{name}: data {identity.get('source')!r}, not the published benchmark")
+            if (args.get("subset") or None) != (track if track == "10pct" else None):
+                problems.append(f"{name}: subset {args.get('subset')!r} does not match track {track}")
+            expected = set(spec.dataset.sample_ids or [])
+            if track == "full" and len(expected) != PUBLISHED_INSTANCES:
+                problems.append(f"{name}: {len(expected)} instances, the full track has {PUBLISHED_INSTANCES:,}")
+        epochs = spec.config.epochs or 1
+        seen = {str(s.id) for s in run.samples}
+        if seen != {str(i) for i in expected} or len(run.samples) != len(expected) * epochs:
+            problems.append(f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))")
+    return problems
+
+
+def build_submission(paths: list[str], track: str, submitter: str | None = None) -> dict[str, Any]:
+    import inspect_ai
+
+    from ... import __version__
+
+    runs = read_settings(paths)
+    problems = track_problems(track, runs)
+    if problems:
+        raise SubmissionError(f"not a complete {track} track submission:\n  " + "\n  ".join(problems))
+    first = runs[0].header.eval
+    signatures = {(s.scores[k].metadata or {}).get("metrics_signature") for r in runs for s in r.samples[:1] if (k := newest_score_key(s.scores or {}, "metrics"))}
+    judges = {(s.scores[k].metadata or {}).get("judge_models") for r in runs for s in r.samples[:1] if (k := newest_score_key(s.scores or {}, "judge"))}
+    versions = {str(r.header.eval.task_version) for r in runs}
+    for what, values in (("task versions", versions), ("metric signatures", signatures - {None}), ("judges", judges - {None})):
+        if len(values) > 1:
+            raise SubmissionError(f"the runs mix {len(values)} {what}, which are not comparable: {sorted(values)}")
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": KIND,
+        "track": track,
+        "submitter": submitter,
+        "model": {"id": first.model, "base_url": first.model_base_url, "args": first.model_args or {}},
+        "settings": {run.setting: setting_claims(run.samples) for run in runs},
+        "samples": {
+            run.setting: [[str(s.id), s.epoch, _number(sample_scores(s)[0].get("atavg")), _number(sample_scores(s)[1].get("qavg"))] for s in run.samples]
+            for run in runs
+        },
+        "provenance": {
+            "package_version": __version__,
+            "task_versions": sorted(versions),
+            "inspect_version": inspect_ai.__version__,
+            "dataset": (first.metadata or {}).get("dataset_identity"),
+            "metrics_signatures": sorted(filter(None, signatures)),
+            "judges": sorted(filter(None, judges)),
+            "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
+            "prompt_variants": sorted({str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}),
+            "generation_config": {r.setting: r.header.eval.model_generate_config.model_dump(exclude_none=True) for r in runs},
+            "git": {r.setting: (r.header.eval.revision.model_dump() if r.header.eval.revision else None) for r in runs},
+            "logs": [{"setting": r.setting, "file": Path(r.location).name, "eval_id": r.header.eval.eval_id, "sha256": file_sha256(r.location)} for r in runs],
+            "samples_digest": samples_digest({r.setting: r.samples for r in runs}),
+        },
+    }
+    document["sha256"] = content_hash(document)
+    return document
+
+
+def write_submission(document: dict[str, Any], out: Path) -> None:
+    from ...data.atomic import atomic_file
+
+    with atomic_file(out) as partial:
+        partial.write_text(json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")

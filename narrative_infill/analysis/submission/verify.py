@@ -1,0 +1,260 @@
+"""``narrative-infill verify``: check a submission file, and with its logs recompute every claim.
+
+Without logs only the file itself is checked (schema, self-hash, claims against its own sample
+values): a file-only entry. With ``--logs`` every claim is recomputed from the logs named in it,
+and the result is stored beside the submission (``<file>.verification.json``), which the
+leaderboard reads for its verified badge. Hard failures exit 1; soft findings are warnings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from ...prompts import PARADIGMS, TELER_LEVELS
+from .build import KIND, SCHEMA_VERSION, TRACKS, content_hash, file_sha256, read_settings, sample_scores, samples_digest, setting_claims, track_problems
+
+TOLERANCE = 1e-9
+#: Soft-finding thresholds: an empty-extraction rate and a near-verbatim (ROUGE-1 >= 0.8) share above these are flagged.
+EMPTY_RATE_WARNING = 0.2
+CONTAMINATION_WARNING = 0.05
+RESCORED_SAMPLES = 3
+
+
+@dataclass
+class Verification:
+    submission: str
+    sha256: str | None = None
+    logs_checked: bool = False
+    checks: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def lines(self) -> list[str]:
+        return [f"ok: {c}" for c in self.checks] + [f"warning: {w}" for w in self.warnings] + [f"FAILED: {f}" for f in self.failures]
+
+    def verdict(self) -> str:
+        if not self.passed:
+            return f"{len(self.failures)} failure(s)"
+        return "verified from its logs" if self.logs_checked else "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
+
+    def record(self) -> dict[str, Any]:
+        return {"submission_sha256": self.sha256, "verified_from_logs": self.passed and self.logs_checked,
+                "checks": self.checks, "failures": self.failures, "warnings": self.warnings}  # fmt: skip
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: unreadable: {err}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: not a submission (a JSON object is expected)")
+    return document
+
+
+def schema_problems(document: dict[str, Any]) -> list[str]:
+    problems = []
+
+    def need(condition: bool, problem: str):
+        if not condition:
+            problems.append(problem)
+
+    need(document.get("schema_version") == SCHEMA_VERSION, f"schema_version must be {SCHEMA_VERSION}")
+    need(document.get("kind") == KIND, f"kind must be {KIND!r}")
+    need(document.get("track") in TRACKS, f"track must be one of {', '.join(TRACKS)}, got {document.get('track')!r}")
+    need(isinstance((document.get("model") or {}).get("id"), str), "model.id missing")
+    settings, samples = document.get("settings"), document.get("samples")
+    need(isinstance(settings, dict) and bool(settings), "settings missing or empty")
+    need(isinstance(samples, dict) and set(samples) == set(settings or {}), "samples must hold the same settings as settings")
+    for name, claims in (settings or {}).items() if isinstance(settings, dict) else []:
+        need(name in TELER_LEVELS + PARADIGMS, f"settings: unknown setting {name!r}")
+        need(isinstance(claims, dict) and isinstance(claims.get("n"), int) and isinstance(claims.get("atavg"), dict), f"settings.{name}: n or atavg missing")
+    provenance = document.get("provenance")
+    need(isinstance(provenance, dict) and isinstance(provenance.get("logs"), list) and isinstance(provenance.get("samples_digest"), str),
+         "provenance.logs or provenance.samples_digest missing")  # fmt: skip
+    need(isinstance(document.get("sha256"), str), "sha256 missing")
+    return problems
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=0, abs_tol=TOLERANCE)
+    return a == b
+
+
+def _differences(claimed: Any, actual: Any, where: str) -> list[str]:
+    if isinstance(claimed, dict) and isinstance(actual, dict):
+        keys = sorted(set(claimed) | set(actual))
+        return [d for k in keys for d in _differences(claimed.get(k), actual.get(k), f"{where}.{k}")]
+    return [] if _close(claimed, actual) else [f"{where}: claimed {claimed!r}, the data gives {actual!r}"]
+
+
+def _self_consistency(document: dict[str, Any], result: Verification) -> None:
+    """The claimed means against the file's own per-sample values."""
+    for setting, rows in document["samples"].items():
+        claims = document["settings"][setting]
+        if claims["n"] != len(rows):
+            result.failures.append(f"settings.{setting}.n: claimed {claims['n']}, the file lists {len(rows)} samples")
+        for index, key in ((2, "atavg"), (3, "qavg")):
+            values = [row[index] for row in rows if row[index] is not None]
+            claimed = (claims.get(key) or {}).get("mean")
+            if values and (claimed is None or not math.isclose(claimed, fmean(values), abs_tol=TOLERANCE)):
+                result.failures.append(f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give {fmean(values)!r}")
+    result.checks.append("claims agree with the file's own sample values")
+
+
+def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -> list[str] | None:
+    found = {path.name: path for path in Path(logs_dir).rglob("*.eval")}
+    locations = []
+    for entry in document["provenance"]["logs"]:
+        path = found.get(entry.get("file"))
+        if path is None:
+            result.failures.append(f"log {entry.get('file')} (setting {entry.get('setting')}) is missing from {logs_dir}")
+        elif file_sha256(str(path)) != entry.get("sha256"):
+            result.failures.append(f"log {path.name} has changed since submission (SHA-256 differs)")
+        else:
+            locations.append(str(path))
+    if result.failures:
+        return None
+    result.checks.append(f"all {len(locations)} logs present, SHA-256 equal to the submission's")
+    return locations
+
+
+def _check_logs(document: dict[str, Any], locations: list[str], result: Verification) -> None:
+    runs = read_settings(locations)
+    problems = track_problems(document["track"], runs)
+    result.failures += [f"track {document['track']}: {p}" for p in problems]
+    models = {r.header.eval.model for r in runs}
+    if models != {document["model"]["id"]}:
+        result.failures.append(f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}")
+    for what, values in (("task version", {str(r.header.eval.task_version) for r in runs}),):
+        if sorted(values) != document["provenance"].get("task_versions"):
+            result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get('task_versions')}")
+    signatures = {(sample_scores_meta(s, "metrics") or {}).get("metrics_signature") for r in runs for s in r.samples} - {None}
+    judges = {(sample_scores_meta(s, "judge") or {}).get("judge_models") for r in runs for s in r.samples} - {None}
+    for what, values, claimed in (("metric signature", signatures, "metrics_signatures"), ("judge", judges, "judges")):
+        if len(values) > 1 or sorted(values) != document["provenance"].get(claimed):
+            result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get(claimed)}")
+    if {r.setting for r in runs} != set(document["settings"]):
+        result.failures.append(f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}")
+    for run in runs:
+        if run.setting in document["settings"]:
+            result.failures += _differences(document["settings"][run.setting], setting_claims(run.samples), f"settings.{run.setting}")
+            rows = [[str(s.id), s.epoch, _num(sample_scores(s)[0].get("atavg")), _num(sample_scores(s)[1].get("qavg"))] for s in run.samples]
+            if not _close_rows(rows, document["samples"].get(run.setting, [])):
+                result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
+    if samples_digest({r.setting: r.samples for r in runs}) != document["provenance"]["samples_digest"]:
+        result.failures.append("provenance.samples_digest: the logs' answers and scores differ from the submitted ones")
+    result.checks += ["every run successful, the track's complete sample set, no --limit/--sample-id",
+                      "one model, one task version, one metric signature and one judge",
+                      "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
+    _warnings(runs, result)
+    _rescore(runs, result)
+
+
+def sample_scores_meta(summary, scorer: str) -> dict | None:
+    from ..report.load import newest_score_key
+
+    key = newest_score_key(summary.scores or {}, scorer)
+    return summary.scores[key].metadata if key else None
+
+
+def _num(value):
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+
+
+def _close_rows(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(_close(list(x), list(y)) for x, y in zip(a, b))
+
+
+def _warnings(runs, result: Verification) -> None:
+    for run in runs:
+        revision = run.header.eval.revision
+        if revision is not None and getattr(revision, "dirty", False):
+            result.warnings.append(f"{run.setting}: generated from uncommitted code (git {revision.commit[:12]}, dirty)")
+        claims = setting_claims(run.samples)
+        header_scores = {s.name: s.metrics["mean"].value for s in (run.header.results.scores if run.header.results else []) if s.scorer == "metrics" and "mean" in s.metrics}
+        if "atavg" in header_scores and claims["atavg"]["mean"] is not None and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6):
+            result.warnings.append(f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples {claims['atavg']['mean']:.4f}: edited log?")
+        if (claims["rates"]["empty_extraction"] or 0) > EMPTY_RATE_WARNING:
+            result.warnings.append(f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after extraction")
+        rouge = [_num(sample_scores(s)[0].get("rouge1")) for s in run.samples]
+        near = [r >= 0.8 for r in rouge if r is not None]
+        if near and fmean(near) > CONTAMINATION_WARNING:
+            result.warnings.append(f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold (ROUGE-1 >= 0.8): contamination?")
+
+
+def _rescore(runs, result: Verification) -> None:
+    """Re-score a few samples' automatic metrics here, when their backbones are available."""
+    from ...scorers.metrics.embedding import BackboneUnavailable
+    from ...scorers.metrics.pairs import metrics_signature, resolve_backbones, score_pairs
+
+    samples = [s for s in runs[0].samples if sample_scores(s)[0]][:RESCORED_SAMPLES]
+    if not samples:
+        return
+    claimed = (sample_scores_meta(samples[0], "metrics") or {}).get("metrics_signature", "")
+    try:
+        backbones = resolve_backbones("minilm" if "MiniLM" in claimed else "paper")
+    except BackboneUnavailable as err:
+        result.warnings.append(f"automatic metrics not re-scored here: {err}")
+        return
+    scored = score_pairs([s.scores[k].answer or "" for s in samples for k in [_metrics_key(s)]], [str(s.target) for s in samples], backbones)
+    if metrics_signature(backbones) != claimed:
+        result.warnings.append("automatic metrics re-scored with a different library or backbone version than the logs'; compared anyway")
+    for sample, fresh in zip(samples, scored):
+        logged = sample_scores(sample)[0]
+        off = [k for k, v in fresh.values.items() if not math.isclose(v, float(logged.get(k, math.nan)), abs_tol=1e-6)]
+        if off:
+            result.failures.append(f"sample {sample.id} ({runs[0].setting}): re-scored {off} differ from the logged scores")
+    result.checks.append(f"{len(samples)} samples' automatic metrics re-scored here")
+
+
+def _metrics_key(summary) -> str:
+    from ..report.load import newest_score_key
+
+    return newest_score_key(summary.scores or {}, "metrics")
+
+
+def verify(path: Path, logs_dir: Path | None = None) -> Verification:
+    """Every check that the file (and, given, its logs) allows; failures and warnings named."""
+    result = Verification(str(path))
+    document = load_document(path)
+    problems = schema_problems(document)
+    if problems:
+        result.failures += [f"schema: {p}" for p in problems]
+        return result
+    result.sha256 = document["sha256"]
+    result.checks.append("schema")
+    if content_hash(document) != document["sha256"]:
+        result.failures.append("sha256: the content does not match its hash (edited after submit)")
+        return result
+    result.checks.append("content hash")
+    _self_consistency(document, result)
+    if logs_dir is not None:
+        locations = _find_logs(document, logs_dir, result)
+        if locations is not None:
+            result.logs_checked = True
+            _check_logs(document, locations, result)
+    return result
+
+
+def store(result: Verification, path: Path) -> Path:
+    from ...data.atomic import atomic_file
+
+    target = Path(f"{path}.verification.json")
+    with atomic_file(target) as partial:
+        partial.write_text(json.dumps(result.record(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return target

@@ -1,0 +1,188 @@
+"""Leaderboard submissions (``analysis/submission/``): submit -> verify -> leaderboard on demo
+logs of scripted models, every tampering caught and named, and the page in a real browser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import get_model
+
+from narrative_infill.analysis.submission.build import content_hash
+from narrative_infill.cli import main
+from narrative_infill.tasks import infill_task
+
+from helpers import mock_output
+
+pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
+
+VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
+ANSWERS = {"alpha": "They went home.", "beta": "The kids spent the afternoon splashing at the lake."}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("logs")
+    grader = get_model("mockllm/grader", custom_outputs=lambda m, t, c, g: mock_output(VALID), memoize=False)
+    for name, answer in ANSWERS.items():
+        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+        for setting in ("l1", "l2"):
+            eval(infill_task(setting, data="demo", backbone="minilm", judge=True), model=model, model_roles={"grader": grader},
+                 log_dir=str(root / name), display="none")  # fmt: skip
+    return root
+
+
+@pytest.fixture(scope="module")
+def submissions(logs, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("submissions")
+    for name in ANSWERS:
+        assert main(["submit", str(logs / name), "-o", str(folder / f"{name}.json"), "--track", "demo", "--submitter", "tests"]) == 0
+    return folder
+
+
+def test_submit_writes_a_canonical_self_hashed_file(submissions):
+    document = json.loads((submissions / "alpha.json").read_text())
+    assert document["sha256"] == content_hash(document) and document["track"] == "demo"
+    assert set(document["settings"]) == {"l1", "l2"} and document["settings"]["l2"]["n"] == 24
+    assert document["settings"]["l2"]["qavg"]["mean"] == pytest.approx(3.8) and document["settings"]["l2"]["high"] == 0.0
+    provenance = document["provenance"]
+    assert provenance["dataset"]["source"] == "demo" and provenance["task_versions"] == ["1"]
+    assert len(provenance["logs"]) == 2 and all(len(entry["sha256"]) == 64 for entry in provenance["logs"])
+    assert provenance["judges"] == ["grader=mockllm/grader"] and "MiniLM" in provenance["metrics_signatures"][0]
+
+
+def test_verify_recomputes_every_claim_from_the_logs(submissions, logs, capsys):
+    assert main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")]) == 0
+    out = capsys.readouterr().out
+    assert "every aggregate recomputed" in out and "re-scored here" in out and "verified from its logs" in out
+    record = json.loads((submissions / "alpha.json.verification.json").read_text())
+    assert record["verified_from_logs"] is True and not record["failures"]
+
+
+def _tampered(submissions, tmp_path, edit, rehash=True):
+    document = json.loads((submissions / "alpha.json").read_text())
+    edit(document)
+    if rehash:
+        document["sha256"] = content_hash(document)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "rehash", "message"),
+    [
+        (lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9), False, "the content does not match its hash"),
+        (lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9), True, "settings.l2.atavg.mean: claimed 0.9, its own samples give"),
+        (lambda d: [row.__setitem__(2, 0.9) for row in d["samples"]["l2"]] and d["settings"]["l2"]["atavg"].update(mean=0.9), True,
+         "settings.l2.atavg.mean: claimed 0.9, the data gives"),
+        (lambda d: d["model"].update(id="mockllm/someone-else"), True, "model: the logs are of ['mockllm/alpha']"),
+        (lambda d: d["provenance"].update(samples_digest="0" * 64), True, "samples_digest: the logs' answers and scores differ"),
+        (lambda d: d.update(track="olympics"), True, "track must be one of full, 10pct, demo"),
+    ],
+    ids=["edited-claim", "edited-and-rehashed", "edited-claim-and-samples", "other-model", "digest", "unknown-track"],
+)
+def test_verify_names_each_tampering(submissions, logs, tmp_path, capsys, edit, rehash, message):
+    path = _tampered(submissions, tmp_path, edit, rehash)
+    assert main(["verify", str(path), "--logs", str(logs / "alpha")]) == 1
+    assert message in capsys.readouterr().out
+
+
+def test_verify_names_a_missing_or_changed_log(submissions, logs, tmp_path, capsys):
+    copy = tmp_path / "logs"
+    shutil.copytree(logs / "alpha", copy)
+    first, second = sorted(copy.glob("*.eval"))
+    first.unlink()
+    with zipfile.ZipFile(second, "a") as archive:  # a log edited after submission
+        archive.writestr("extra.txt", "edited")
+    assert main(["verify", str(submissions / "alpha.json"), "--logs", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"log {first.name} (setting" in out and "is missing from" in out and f"log {second.name} has changed since submission" in out
+
+
+@pytest.mark.parametrize("content", ['{"schema_version": 1, "kind": "narr', "[1, 2, 3]"], ids=["truncated", "not-an-object"])
+def test_a_broken_file_is_a_clear_error(tmp_path, capsys, content):
+    path = tmp_path / "broken.json"
+    path.write_text(content)
+    assert main(["verify", str(path)]) == 1
+    assert "broken.json" in capsys.readouterr().err
+
+
+def test_bad_submit_input_writes_nothing(logs, tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["submit", str(logs), "-o", str(out), "--track", "demo"]) == 1
+    assert "logs of 2 models" in capsys.readouterr().err
+    assert main(["submit", str(logs / "alpha"), "-o", str(out), "--track", "olympics"]) == 1
+    assert "unknown track 'olympics'" in capsys.readouterr().err
+    assert main(["submit", str(logs / "alpha"), "-o", str(out), "--track", "full"]) == 1
+    assert "not the published benchmark" in capsys.readouterr().err
+    limited = tmp_path / "limited"
+    model = get_model("mockllm/alpha", custom_outputs=lambda m, t, c, g: mock_output("<ANSWER>x.</ANSWER>"), memoize=False)
+    eval(infill_task("l2", data="demo", backbone="minilm"), model=model, limit=3, log_dir=str(limited), display="none")
+    assert main(["submit", str(limited), "-o", str(out), "--track", "demo"]) == 1
+    assert "run with --limit/--sample-id" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_leaderboard_refuses_a_tampered_file_and_writes_nothing(submissions, tmp_path, capsys):
+    folder = tmp_path / "subs"
+    shutil.copytree(submissions, folder)
+    document = json.loads((folder / "beta.json").read_text())
+    document["settings"]["l1"]["atavg"]["mean"] = 0.99
+    (folder / "beta.json").write_text(json.dumps(document))
+    assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 1
+    assert "beta.json: the content does not match its hash" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.fixture(scope="module")
+def site(submissions, logs, tmp_path_factory):
+    assert main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")]) == 0
+    out = tmp_path_factory.mktemp("site")
+    assert main(["leaderboard", str(submissions), "-o", str(out)]) == 0
+    return out
+
+
+def test_leaderboard_files_rank_with_intervals_and_show_baselines(site):
+    data = json.loads((site / "leaderboard.json").read_text())
+    rows = {r["model"]: r for r in data["rows"]}
+    assert rows["mockllm/alpha"]["verified"] and not rows["mockllm/beta"]["verified"]
+    assert rows["baseline: empty answer"]["atavg"][0] == 0.0
+    assert 0 < rows["baseline: left sentence copied"]["atavg"][0] < 1
+    low, high = rows["mockllm/beta"]["atavg"][1:]
+    assert low <= rows["mockllm/beta"]["atavg"][0] <= high
+    # Both QAvg intervals are [3.8, 3.8]: they overlap, so neither ranks above the other.
+    assert rows["mockllm/alpha"]["ranked_on"] == "qavg" and rows["mockllm/alpha"]["rank"] == rows["mockllm/beta"]["rank"] == 1
+    markdown = (site / "leaderboard.md").read_text()
+    assert "## Track: demo" in markdown and "verified from logs" in markdown and "file only" in markdown
+    html = (site / "index.html").read_text()
+    assert "<script src" not in html and "http" not in html.split("<body>")[1]  # self-contained, no network
+
+
+def test_the_page_sorts_and_filters_in_a_real_browser(site):
+    from playwright.sync_api import sync_playwright
+
+    data = json.loads((site / "leaderboard.json").read_text())
+    by_l2 = sorted((r for r in data["rows"] if r["settings"].get("l2")), key=lambda r: r["settings"]["l2"]["atavg"], reverse=True)
+    started = time.monotonic()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])  # fmt: skip
+        page = browser.new_page()
+        page.goto((site / "index.html").as_uri())
+        models = lambda: page.eval_on_selector_all("table[data-track=demo] tbody tr", "rows => rows.map(r => r.dataset.model)")  # noqa: E731
+        before = models()
+        page.click("table[data-track=demo] th:text-is('AtAvg l2')")
+        descending = models()
+        assert descending == [r["model"] for r in by_l2] and descending != before
+        page.click("table[data-track=demo] th:text-is('AtAvg l2')")
+        assert models() == list(reversed(descending))
+        page.select_option("#judge-filter", "grader=mockllm/grader")
+        assert set(models()) == {r["model"] for r in data["rows"]}  # baselines stay for reference
+        browser.close()
+    print(f"browser test: {time.monotonic() - started:.1f} s")
