@@ -110,3 +110,23 @@ def test_backbone_resolution_offline(monkeypatch):
         resolve_backbones("minilm", bertscore_model="some/other-model")
     with pytest.raises(ValueError, match="backbone must be one of"):
         resolve_backbones("large")
+
+
+def test_parity_holds_with_the_golds_cache_warm_and_on_disk(real_pairs, scored, tmp_path):
+    """The cached gold embeddings give the same scores as computing them (1e-6), in memory and from disk."""
+    import bert_score
+
+    from narrative_infill.scorers.metrics.cache import embedding_cache
+
+    backbones, cold = scored
+    predictions, golds = [p for p, _ in real_pairs], [g for _, g in real_pairs]
+    uncached = score_pairs(predictions, golds, backbones, batch_size=16, use_cache=False)
+    score_pairs(predictions, golds, backbones, batch_size=16, cache_dir=str(tmp_path))  # fills the disk cache
+    warm = score_pairs(predictions, golds, backbones, batch_size=16, cache_dir=str(tmp_path))
+    memory = embedding_cache("bertscore", backbones.signature(), str(tmp_path))
+    assert memory.hits >= len(set(golds)) and list(tmp_path.rglob("*.npz"))
+    scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
+    direct = [float(scorer.score([p], [g])[2][0]) for p, g in real_pairs]
+    for result in (cold, uncached, warm):
+        assert [r.values["bertscore"] for r in result] == pytest.approx(direct, abs=1e-6)
+        assert [r.values["semf1"] for r in result] == pytest.approx([r.values["semf1"] for r in uncached], abs=1e-6)

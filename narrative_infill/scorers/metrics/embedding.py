@@ -23,6 +23,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 
+from .cache import EmbeddingCache
+
 logger = logging.getLogger(__name__)
 
 PAPER_BERTSCORE_MODEL = "roberta-large"
@@ -173,7 +175,9 @@ def _sentence_model(model: str):
         return SentenceTransformer(model)
 
 
-def bertscore_f1(predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64) -> list[float]:
+def bertscore_f1(
+    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64, cache: EmbeddingCache | None = None
+) -> list[float]:
     """Raw BERTScore F1 of each pair, equal to ``bert_score.score([p], [r])`` on the pair alone.
 
     Embeddings are computed in batches (bert_score's own ``get_bert_embedding`` over the
@@ -181,7 +185,8 @@ def bertscore_f1(predictions: list[str], references: list[str], backbones: Backb
     pair by pair. ``BERTScorer.score`` would match a whole batch at once, padding every
     pair's token embeddings with a constant vector up to the batch's longest text; those
     pads can win the max-cosine match, so a pair's score would depend on which samples
-    Inspect happened to score alongside it.
+    Inspect happened to score alongside it. With a ``cache``, the references' token
+    embeddings are read from it when present and stored when computed.
     """
     if not predictions:
         return []
@@ -192,18 +197,29 @@ def bertscore_f1(predictions: list[str], references: list[str], backbones: Backb
     idf = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
-    texts = sorted(set(predictions) | set(references), key=lambda text: len(text.split(" ")), reverse=True)
-    stats = {}
-    for start in range(0, len(texts), batch_size):
-        chunk = texts[start: start + batch_size]
-        embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=device)
-        for i, text in enumerate(chunk):
-            length = int(masks[i].sum())
-            stats[text] = (embeddings[i, :length].cpu(), idfs[i, :length].cpu())
+
+    def embed(texts: list[str]) -> list[tuple]:
+        ordered = sorted(set(texts), key=lambda text: len(text.split(" ")), reverse=True)
+        stats = {}
+        for start in range(0, len(ordered), batch_size):
+            chunk = ordered[start: start + batch_size]
+            embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=device)
+            for i, text in enumerate(chunk):
+                length = int(masks[i].sum())
+                stats[text] = (embeddings[i, :length].cpu().numpy(), idfs[i, :length].cpu().numpy())
+        return [stats[text] for text in texts]
+
+    if cache is None:
+        texts = list(dict.fromkeys([*predictions, *references]))
+        stats = dict(zip(texts, embed(texts)))
+    else:
+        stats = dict(cache.lookup(references, embed))
+        fresh = [text for text in dict.fromkeys(predictions) if text not in stats]
+        stats.update(zip(fresh, embed(fresh)))
     scores = []
     with torch.no_grad():
         for prediction, reference in zip(predictions, references):
-            (ref_emb, ref_idf), (hyp_emb, hyp_idf) = stats[reference], stats[prediction]
+            (ref_emb, ref_idf), (hyp_emb, hyp_idf) = (tuple(map(torch.from_numpy, stats[t])) for t in (reference, prediction))
             ones = lambda n: torch.ones(1, n, dtype=torch.bool)  # noqa: E731
             _, _, f1 = greedy_cos_idf(
                 ref_emb[None], ones(len(ref_emb)), ref_idf[None], hyp_emb[None], ones(len(hyp_emb)), hyp_idf[None]
@@ -213,7 +229,8 @@ def bertscore_f1(predictions: list[str], references: list[str], backbones: Backb
 
 
 def semf1(
-    predictions: list[list[str]], references: list[list[str]], backbones: Backbones, batch_size: int = 64
+    predictions: list[list[str]], references: list[list[str]], backbones: Backbones, batch_size: int = 64,
+    cache: EmbeddingCache | None = None,
 ) -> list[float]:
     """Sem-F1 of pre-split sentences: every sentence of the batch is embedded in one call.
 
@@ -225,13 +242,23 @@ def semf1(
     """
     import numpy as np
 
-    # Each distinct sentence is embedded once (a gold span recurs across models and epochs).
-    unique = list(dict.fromkeys(s for group in (*predictions, *references) for s in group))
-    if not unique:
+    # Each distinct sentence is embedded once (a gold span recurs across models and epochs);
+    # with a cache, the references' sentences are read from it when present.
+    model = _sentence_model(backbones.semf1_model)
+
+    def encode(sentences: list[str]) -> list[tuple]:
+        if not sentences:
+            return []
+        vectors = model.encode(sentences, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        return [(vector,) for vector in vectors]
+
+    reference_sentences = [s for group in references for s in group]
+    known = {} if cache is None else {s: v[0] for s, v in cache.lookup(reference_sentences, encode).items()}
+    unique = [s for s in dict.fromkeys(s for group in (*predictions, *references) for s in group) if s not in known]
+    if not unique and not known:
         return [0.0] * len(predictions)
-    vectors = _sentence_model(backbones.semf1_model).encode(
-        unique, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
-    )
+    vectors = np.stack([v for (v,) in encode(unique)] + list(known.values()))
+    unique += list(known)
     row = {sentence: i for i, sentence in enumerate(unique)}
     scores = []
     for pred_sentences, ref_sentences in zip(predictions, references):

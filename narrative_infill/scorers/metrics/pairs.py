@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .cache import embedding_cache
 from .embedding import Backbones, BackboneUnavailable, bertscore_f1, resolve_backbones, semf1
 from .lexical import chrf, lexical_signature, meteor, rouge1_f1
 
@@ -45,7 +46,8 @@ def metrics_signature(backbones: Backbones) -> str:
 
 
 def score_pairs(
-    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64
+    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64,
+    cache_dir: str | None = None, use_cache: bool = True,
 ) -> list[PairScores]:
     """All five metrics and AtAvg for each pair; model-based metrics run once per batch.
 
@@ -57,10 +59,13 @@ def score_pairs(
     predictions = [p.strip() for p in predictions]
     references = [r.strip() for r in references]
     filled = [i for i, p in enumerate(predictions) if p]
-    bert = dict(zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], backbones, batch_size)))
+    # The golds' embeddings are cached across calls (every gold is scored once per model and setting).
+    bert_cache = embedding_cache("bertscore", backbones.signature(), cache_dir) if use_cache else None
+    sem_cache = embedding_cache("semf1", backbones.signature(), cache_dir) if use_cache else None
+    bert = dict(zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], backbones, batch_size, bert_cache)))
     pred_sentences = [sentences(predictions[i]) for i in filled]
     semantic = dict(
-        zip(filled, semf1(pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size))
+        zip(filled, semf1(pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size, sem_cache))
     )
     no_sentences = {i for i, s in zip(filled, pred_sentences) if not s}
 

@@ -19,7 +19,9 @@ PAIRS_PER_FLUSH = 1024
 
 
 @cache
-def _batcher(backbone: str, bertscore_model: str | None, bertscore_layer: int | None, semf1_model: str | None, batch_size: int):
+def _batcher(
+    backbone: str, bertscore_model: str | None, bertscore_layer: int | None, semf1_model: str | None, batch_size: int, cache_dir: str | None
+):
     """One batcher (and one set of loaded models) per configuration, per process."""
     from .batching import DynamicBatcher
     from .pairs import metrics_signature, resolve_backbones, score_pairs
@@ -28,7 +30,7 @@ def _batcher(backbone: str, bertscore_model: str | None, bertscore_layer: int | 
     signature_holder: list[str] = []
 
     def score_batch(pairs: list[tuple[str, str]]):
-        results = score_pairs([p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size)
+        results = score_pairs([p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size, cache_dir=cache_dir)
         if not signature_holder:  # after the first batch: the models are loaded by then
             signature_holder.append(metrics_signature(backbones))
         return [(result, signature_holder[0]) for result in results]
@@ -43,6 +45,7 @@ def metrics(
     bertscore_layer: int | None = None,
     semf1_model: str | None = None,
     batch_size: int = 64,
+    cache_dir: str | None = None,
 ) -> Scorer:
     """AtAvg, the mean of BERTScore F1, ROUGE-1 F1, METEOR, chrF and Sem-F1 of the extracted
     infill, each metric, and ``truncated`` (whether the output cap ended the response).
@@ -54,8 +57,10 @@ def metrics(
       bertscore_layer: the layer BERTScore reads (required with a custom model).
       semf1_model: a sentence-transformers model name or path for Sem-F1.
       batch_size: the most pairs one model call scores.
+      cache_dir: also keep the golds' embeddings on disk here, across processes (default:
+        $NARRATIVE_INFILL_EMBEDDING_CACHE, else in memory only, shared by the tasks of a process).
     """
-    batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size)
+    batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir)
 
     async def score(state: TaskState, target: Target) -> Score:
         extraction = await extracted(state)
