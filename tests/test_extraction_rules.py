@@ -172,3 +172,77 @@ def test_a_long_response_cut_off_mid_sentence_is_still_no_answer():
     problem = "Tom wanted to ride to school. ______ He rode it every day."
     rambling = " ".join(f"thought{i} about the story and its possible endings" for i in range(120))
     assert extract_answer(rambling + " and then", problem).status is ExtractionStatus.NO_ANSWER
+
+
+# Issue shapes, second pass: each example written for these tests (none is a labelled row).
+@pytest.mark.parametrize(
+    ("problem", "response", "expected"),
+    [
+        (  # 1. a new sentence that runs into the context: kept whole, never ending in ", and"
+            "Ana was a swimmer. ______ She won a medal at the state finals.",
+            "<ANSWER> Ana trained every morning before school. Her hard work paid off, and she won a medal at the state finals. </ANSWER>",
+            "Ana trained every morning before school. Her hard work paid off, and she won a medal at the state finals.",
+        ),
+        (  # 1. a short word glued to the front of the next context sentence
+            "Tom sat by the fire. ______ The dog barked at the door.",
+            "Tom heard a strange noise outside. Suddenly The dog barked at the door.",
+            "Tom heard a strange noise outside. Suddenly The dog barked at the door.",
+        ),
+        (  # 2. a cut inside a sentence: the sentence with new words is kept whole, not stitched
+            "Mia loved her garden. ______ She had been growing tomatoes all summer.",
+            "<ANSWER>One morning she found the plants wilted. However, to her surprise, She had been growing tomatoes all summer.</ANSWER>",
+            "One morning she found the plants wilted. However, to her surprise, She had been growing tomatoes all summer.",
+        ),
+        (  # 3. a whole context sentence closing a tagged answer
+            "Sam overslept. ______ He was late for class.",
+            "<ANSWER>He missed the bus. He walked to school in the rain. He was late for class.</ANSWER>",
+            "He missed the bus. He walked to school in the rain.",
+        ),
+        (  # 4. the prompt's own example, echoed before the model's infill
+            "Lena opened the box. ______ She smiled at the gift.",
+            "Example: The quick brown ______ jumped over the lazy dog. Answer: fox\n\nInside was a silver necklace from her grandmother.",
+            "Inside was a silver necklace from her grandmother.",
+        ),
+        (  # 4. an example answer in tags next to the model's own
+            "Lena opened the box. ______ She smiled at the gift.",
+            "<ANSWER>brown fox</ANSWER>\n\n<ANSWER>Inside was a silver necklace.</ANSWER>",
+            "Inside was a silver necklace.",
+        ),
+        (  # 5. bold for emphasis inside longer new sentences
+            "I went out for a run. ______ I went home to change.",
+            "Despite the rain, **I** kept running. **However**, by noon I was soaked.",
+            "Despite the rain, I kept running. However, by noon I was soaked.",
+        ),
+        (  # 5. bold over a whole inserted sentence stays the answer
+            "I went out for a run. ______ I went home to change.",
+            "I went out for a run. **It started to pour halfway through.** I went home to change.",
+            "It started to pour halfway through.",
+        ),
+        (  # 6. a label phrase followed by a quote, then an explanation
+            "The family came home. ______ They searched the whole street.",
+            'The blank should be filled with "Their dog ran away." This fits because it explains the search.',
+            "Their dog ran away.",
+        ),
+        (  # 7. an answer label alone on its line, the answer (with the story around it) below
+            "The family came home. ______ They searched the whole street.",
+            "ANSWER\n\nThe family came home. Their dog had run away. They searched the whole street.",
+            "Their dog had run away.",
+        ),
+    ],
+)
+def test_second_pass_shapes(problem, response, expected):
+    assert extract_answer(response, problem).text == expected
+
+
+def test_an_echoed_prompt_instruction_is_not_the_answer():
+    problem = "Lena opened the box. ______ She smiled at the gift."
+    assert extract_answer("The blank area is missing 1 sentence(s).\nInside was a silver necklace.", problem).text == "Inside was a silver necklace."
+
+
+def test_a_cut_sentence_is_completed_only_from_a_closed_sentence():
+    from narrative_infill.extraction.repair import complete_cut_sentence
+
+    original = "He missed the bus. His luck ran out, and he was late for class."
+    assert complete_cut_sentence("He missed the bus. His luck ran out, and", original) == original
+    assert complete_cut_sentence("He missed the bus. His luck ran out, and", original[:-16]) is None  # the response itself stops there
+    assert complete_cut_sentence("Because he was late,", "Because he was late, he ran.") is None  # a lone subordinate lead-in stays

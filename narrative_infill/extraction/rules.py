@@ -25,6 +25,11 @@ from difflib import SequenceMatcher
 from enum import Enum
 
 from .context import recover_infill
+from .examples import drop_prompt_examples
+from .repair import bold_is_emphasis, complete_cut_sentence, drop_restated_closing_sentence, is_dangling
+
+# "ANSWER" (or "Final answer:") alone on its line, the answer on the lines below.
+_LONE_LABEL = re.compile(r"^[ \t>#*_\-]{0,8}(?:the |final |correct )?answers?[ \t*_]{0,4}:?[ \t*_]*$", re.IGNORECASE | re.MULTILINE)
 
 
 class ExtractionStatus(str, Enum):
@@ -81,7 +86,8 @@ _PREAMBLE_WORDS = re.compile(
 )
 # "The missing sentence is "X"" written as running text, without a colon.
 _IS_QUOTED = re.compile(
-    r"\b(?:answer|word|words|text|sentence|sentences|phrase|blank)\s+(?:is|are|would be|should be|could be)\s+"
+    r"\b(?:answer|word|words|text|sentence|sentences|phrase|blank)\s+"
+    r"(?:is|are|reads?|(?:would|should|could|can|will) be(?: filled(?: in)? with)?|(?:is )?filled(?: in)? with)\s+"
     r"[\"“]([^\"”\n]{1,2000})[\"”]",
     re.IGNORECASE,
 )
@@ -163,7 +169,9 @@ def _after_answer_label(text: str) -> tuple[str, str] | None:
         ):
             found = match
     if found is None:
-        return None
+        lone = list(_LONE_LABEL.finditer(text))
+        rest = text[lone[-1].end():].strip() if lone else ""
+        return (rest, "after_answer_label_line") if rest else None
     rest = found.group("rest").strip()
     if not rest.strip("*_ \t"):
         rest = text[found.end():].strip()
@@ -307,6 +315,9 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
         steps.append("drop_think_trace")
     elif _THINK_OPEN.search(text):
         return _no_answer(steps, "unclosed_think_trace")
+    text, echoed = drop_prompt_examples(text)
+    if echoed:
+        steps.append("drop_prompt_examples")
     # A long output cut off mid-sentence holds no answer, unless it tagged or labelled one.
     runaway = not closes and len(text.split()) >= RUNAWAY_WORDS and not _TERMINAL.search(text)
     if not text.strip():
@@ -341,7 +352,7 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
     if is_quoted and status is not ExtractionStatus.TAGGED:
         text, status = is_quoted.group(1), ExtractionStatus.QUOTED
         steps.append("quoted_after_is")
-    elif (marked := _marked_span(text)) is not None:
+    elif (marked := _marked_span(text)) is not None and not bold_is_emphasis(text, problem):
         new_part = _new_part_of_marked(text, marked[0], problem)
         if new_part is None:
             return _no_answer(steps + [marked[1]], "marked_text_restates_context")
@@ -356,9 +367,19 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
     if restatement.restated and restatement.text != text:
         steps.append("remove_restated_context")
         status = ExtractionStatus.RESTATED_PROBLEM
-        text = _clean(restatement.text)
+        original, text = text, _clean(restatement.text)
+        if not restatement.extends_next_sentence and is_dangling(text, original):
+            completed = complete_cut_sentence(text, original)
+            if completed:
+                text = _clean(completed)
+                steps.append("complete_cut_sentence")
         if not text:
             return _no_answer(steps, "restated_context_only")
+    if "answer_tags" in steps[-3:] or status is ExtractionStatus.TAGGED:
+        closed = drop_restated_closing_sentence(text, problem)
+        if closed != text:
+            text = closed
+            steps.append("drop_restated_closing_sentence")
     if not text:
         return _no_answer(steps, "nothing_left")
     if _REFUSAL.search(text):

@@ -23,7 +23,8 @@ TEMPERATURE = 0.8  # paper §3.2
 TOP_P = 0.9
 #: Bumped whenever prompts, extraction or scoring change what a score means, so that logs of
 #: different versions are never compared as equals. 1: the authors' position rule on the problem
-#: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag.
+#: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag, the
+#: second extraction pass (prompt echoes, whole sentences).
 TASK_VERSION = 1
 
 
