@@ -6,7 +6,6 @@ import argparse
 import os
 import shlex
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -57,42 +56,33 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _setup_data(args: argparse.Namespace) -> int:
-    from .local.nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
+    from .local.nltk_data import default_data_dir, materialise_punkt, materialise_wordnet
 
     data_dir = args.dir or default_data_dir()
-    try:
-        print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
-        print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
-    except NltkDataMissing as err:
-        return _failed("setup-data", err)
+    print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
+    print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
     return 0
 
 
 def _extract_eval(args: argparse.Namespace) -> int:
-    from .analysis.extraction_eval import LabelledFileError, judge_rows, read_labelled, report
+    from .analysis.extraction_eval import judge_rows, read_labelled, report
 
-    try:
-        rows = read_labelled(args.file)
-    except (OSError, LabelledFileError) as err:
-        return _failed("extract-eval", err)
+    rows = read_labelled(args.file)
     print(report(judge_rows(rows), errors=args.errors))
     return 0
 
 
 def _build(args: argparse.Namespace) -> int:
     from .data.builder import BuildReport, build, write_records
-    from .data.sources import SourceRecordError, read_source
+    from .data.sources import read_source
 
     report = BuildReport()
-    try:
-        records = build(
-            read_source(args.source, args.files), policy=args.policy, seed=args.seed,
-            per_narrative=args.per_narrative, all_spans=args.all_spans, min_sentences=args.min_sentences,
-            max_sentences=args.max_sentences, max_tokens=args.max_tokens, report=report,
-        )  # fmt: skip
-        written = write_records(records, args.output)
-    except (OSError, SourceRecordError, ValueError) as err:
-        return _failed("build", err)
+    records = build(
+        read_source(args.source, args.files), policy=args.policy, seed=args.seed,
+        per_narrative=args.per_narrative, all_spans=args.all_spans, min_sentences=args.min_sentences,
+        max_sentences=args.max_sentences, max_tokens=args.max_tokens, report=report,
+    )  # fmt: skip
+    written = write_records(records, args.output)
     print(f"{written} instances from {report.narratives} narratives -> {args.output}")
     for reason, count in sorted(report.skipped.items()):
         print(f"  skipped: {count} x {reason}")
@@ -102,25 +92,19 @@ def _build(args: argparse.Namespace) -> int:
 def _build_stats(args: argparse.Namespace) -> int:
     from .data.builder import build_stats, read_built
 
-    try:
-        records = read_built(args.file)
-    except (OSError, ValueError) as err:
-        return _failed("build-stats", err)
+    records = read_built(args.file)
     print(build_stats(records))
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .analysis.importer import ImportRowError, ImportTargetError, import_generations
+    from .analysis.importer import import_generations
 
     started = time.perf_counter()
     roles = dict(role.split("=", 1) for role in args.model_role)
-    try:
-        locations = import_generations(
-            args.files, args.output, max_tasks=args.max_tasks, overwrite=args.overwrite, scorers=args.score, model_roles=roles or None
-        )
-    except (OSError, ImportRowError, ImportTargetError, RuntimeError, ValueError) as err:
-        return _failed("import", err)
+    locations = import_generations(
+        args.files, args.output, max_tasks=args.max_tasks, overwrite=args.overwrite, scorers=args.score, model_roles=roles or None
+    )
     scored = f", scored with {', '.join(args.score)}" if args.score else ""
     print(f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s", flush=True)
     if not args.score:
@@ -132,10 +116,7 @@ def _report(args: argparse.Namespace) -> int:
     from .analysis.report import write_report
 
     started = time.perf_counter()
-    try:
-        report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
-    except (OSError, ValueError) as err:
-        return _failed("report", err)
+    report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
     print(f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
           f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)")
     return 0
@@ -147,12 +128,9 @@ def _judge_check(args: argparse.Namespace) -> int:
 
     from .tasks.judge_check import describe, judge_check
 
-    try:
-        roles = parse_model_role_cli_args(tuple(args.model_role))
-        task = judge_check(data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured)
-        [log] = inspect_eval(task, model_roles=roles, log_dir=args.log_dir, display="none", max_retries=args.max_retries, timeout=args.timeout)
-    except (OSError, ValueError) as err:
-        return _failed("judge-check", err)
+    roles = parse_model_role_cli_args(tuple(args.model_role))
+    task = judge_check(data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured)
+    [log] = inspect_eval(task, model_roles=roles, log_dir=args.log_dir, display="none", max_retries=args.max_retries, timeout=args.timeout)
     if log.status != "success":
         return _failed("judge-check", RuntimeError(f"the grader failed: {log.error.message if log.error else log.status} (log: {log.location})"))
     text, flagged = describe(log, args.min_gap)
@@ -161,16 +139,13 @@ def _judge_check(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace) -> int:
-    from .grid.plan import GridError, describe, load_grid, plan
+    from .grid.plan import describe, load_grid, plan
     from .grid.run import run_plan
 
     extra = args.inspect_args
-    try:
-        grid = load_grid(args.grid)
-        result = plan(grid, Path(args.log_dir), models=_listed(args.models), tasks=_listed(args.tasks),
-                      studies=_listed(args.studies), extra_args=extra)  # fmt: skip
-    except (OSError, GridError, ValueError) as err:
-        return _failed("grid", err)
+    grid = load_grid(args.grid)
+    result = plan(grid, Path(args.log_dir), models=_listed(args.models), tasks=_listed(args.tasks),
+                  studies=_listed(args.studies), extra_args=extra)  # fmt: skip
     if args.dry_run:
         print(describe(result))
         return 0
@@ -188,14 +163,11 @@ def _listed(values: list[str] | None) -> list[str] | None:
 
 
 def _submit(args: argparse.Namespace) -> int:
-    from .analysis.submission.build import SubmissionError, build_submission, write_submission
+    from .analysis.submission.build import build_submission, write_submission
 
     started = time.perf_counter()
-    try:
-        document = build_submission(args.logs, args.track, args.submitter)
-        write_submission(document, args.output)
-    except (OSError, SubmissionError, ValueError) as err:
-        return _failed("submit", err)
+    document = build_submission(args.logs, args.track, args.submitter)
+    write_submission(document, args.output)
     settings = ", ".join(document["settings"])
     print(f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
           f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)")  # fmt: skip
@@ -206,25 +178,33 @@ def _verify(args: argparse.Namespace) -> int:
     from .analysis.submission.verify import store, verify
 
     started = time.perf_counter()
-    try:
-        result = verify(args.submission, args.logs)
-        stored = store(result, args.submission)
-    except (OSError, ValueError) as err:
-        return _failed("verify", err)
+    result = verify(args.submission, args.logs)
+    stored = store(result, args.submission)
     print("\n".join(result.lines()))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
     return 0 if result.passed else 1
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from .analysis.submission.board import LeaderboardError, write_leaderboard
+    from .analysis.submission.board import write_leaderboard
 
-    try:
-        rows = write_leaderboard(args.submissions, args.output)
-    except (OSError, LeaderboardError, ValueError) as err:
-        return _failed("leaderboard", err)
+    rows = write_leaderboard(args.submissions, args.output)
     entries = sum(not r["baseline"] for r in rows)
     print(f"{entries} entries, {len(rows) - entries} baselines -> {args.output}/index.html, leaderboard.md, leaderboard.json")
+    return 0
+
+
+def _annotate(args: argparse.Namespace) -> int:
+    from .analysis.annotate.server import serve
+    from .analysis.annotate.study import check_name, open_study
+
+    check_name(args.annotator)
+    args.output.mkdir(parents=True, exist_ok=True)
+    manifest = open_study(args.output, args.logs, args.n, args.seed)
+    try:
+        serve(args.output, manifest, args.annotator, args.host, args.port)
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
@@ -357,6 +337,16 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
     board.set_defaults(run=_leaderboard)
 
+    annotate = commands.add_parser("annotate", help="a blinded rating page for the human study behind Table 2")
+    annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
+    annotate.add_argument("-o", "--output", required=True, type=Path, help="the study folder (manifest, ratings, ratings.csv)")
+    annotate.add_argument("--n", type=int, help="samples in a new study (default 300, the paper's); leave out to join one")
+    annotate.add_argument("--seed", type=int, default=0)
+    annotate.add_argument("--annotator", default=os.environ.get("USER", "annotator"), help="your name (names your ratings file)")
+    annotate.add_argument("--host", default="127.0.0.1")
+    annotate.add_argument("--port", type=int, default=8765)
+    annotate.set_defaults(run=_annotate)
+
     reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
     reporter.add_argument("-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs")
@@ -380,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`... | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except (OSError, ValueError, RuntimeError) as err:
+        # Every command's own errors (bad input, a busy port, an unreachable grader) are
+        # ValueErrors or RuntimeErrors that name the problem: one line, no traceback.
+        return _failed(args.subcommand, err)
 
 
 if __name__ == "__main__":

@@ -94,8 +94,6 @@ def test_table7_contamination_and_kendall(log_dir, report_dir):
     for model in ("mockllm/alpha", "mockllm/gamma"):
         cell = [r["rouge1"] for r in rows if r["model"] == model]
         assert contamination.loc[model, "share"] == pytest.approx(100 * fmean(v >= 0.8 for v in cell))
-    from scipy.stats import kendalltau
-
     kendall = pd.read_csv(report_dir / "table4_kendall.csv", index_col=[0, 1])
     assert kendall.loc[("chrf", "fluency"), "settings"] == 3
 

@@ -7,7 +7,6 @@ import json
 import shutil
 import time
 import zipfile
-from pathlib import Path
 
 import pytest
 from inspect_ai import eval

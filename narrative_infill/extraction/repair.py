@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .context import recover_infill, split_problem
+from .context import split_problem
 
 _SENTENCES = re.compile(r"[^.!?\n]*[.!?]+[\"'”’)\]]*|[^.!?\n]+$", re.MULTILINE)
 _DANGLING = re.compile(r"(?:[,;:–-]|\b(?:and|but|or|so|then|because|while|as|when|that|which|who|with|to|the|a|an))\s*$", re.IGNORECASE)

@@ -1,0 +1,174 @@
+"""A blinded human-rating study over Inspect logs: the shared sample, each annotator's ratings,
+and the export that ``narrative-infill report --human`` reads (Table 2).
+
+The study folder holds ``manifest.json`` (the drawn items, written once: every annotator rates
+the same ones), ``ratings-<annotator>.jsonl`` (append-only: every rating is flushed to disk
+when given, so a crash, a closed tab or a killed server loses nothing; the last rating of an
+item counts) and ``ratings.csv`` (all annotators, rewritten atomically after every rating).
+Model names, settings and scores are kept in the manifest for the export and never shown.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import random
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ...data.atomic import atomic_file
+from ...data.records import BLANK
+from ...scorers.judge.parse import DIMENSIONS
+
+MANIFEST = "manifest.json"
+DEFAULT_ITEMS = 300  # the paper's human study
+EXPORT = "ratings.csv"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class StudyError(ValueError):
+    """A study that cannot be drawn, opened or rated; the message says why."""
+
+
+def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Every rateable sample (first epoch, answer and problem present) of the logs' runs."""
+    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+    from ..report.load import newest_score_key, select_logs
+
+    selected, _, _ = select_logs(paths)
+    if not selected:
+        raise StudyError(f"no successful log in {', '.join(map(str, paths))}")
+    items, logs = [], []
+    for location in selected:
+        header = read_eval_log(location, header_only=True)
+        model = re.sub(r"^replay/", "", header.eval.model)
+        setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
+        logs.append({"file": Path(location).name, "eval_id": header.eval.eval_id})
+        for summary in read_eval_log_sample_summaries(location):
+            key = newest_score_key(summary.scores or {}, "metrics") or newest_score_key(summary.scores or {}, "judge")
+            if summary.epoch != 1 or key is None or not isinstance(summary.input, str) or BLANK not in summary.input:
+                continue
+            items.append({"sample_id": str(summary.id), "model": model, "setting": setting,
+                          "problem": summary.input, "answer": summary.scores[key].answer or ""})  # fmt: skip
+    if not items:
+        raise StudyError("the logs hold no scored samples with a problem text and an extracted answer to rate")
+    return items, sorted(logs, key=lambda log: log["eval_id"])
+
+
+def draw(paths: list[str], n: int, seed: int) -> dict[str, Any]:
+    """N items, stratified over (model, setting): round robin over the shuffled strata."""
+    items, logs = _candidates(paths)
+    if n > len(items):
+        raise StudyError(f"--n {n} is more than the {len(items)} rateable samples in these logs")
+    rng = random.Random(seed)
+    strata: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for item in items:
+        strata[(item["model"], item["setting"])].append(item)
+    for members in strata.values():
+        rng.shuffle(members)
+    order = sorted(strata)
+    chosen: list[dict] = []
+    while len(chosen) < n:
+        for key in order:
+            if strata[key] and len(chosen) < n:
+                chosen.append(strata[key].pop())
+    for index, item in enumerate(chosen, 1):
+        item["item"] = f"item-{index:04d}"
+    return {"seed": seed, "n": n, "logs": logs, "items": chosen}
+
+
+def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict[str, Any]:
+    """The study's manifest: drawn and written on first use (``n`` items, 300 by default), read
+    (and checked against the logs given, and ``n`` when given) afterwards, so that every
+    annotator rates the same items."""
+    manifest_path = Path(folder) / MANIFEST
+    if manifest_path.is_file():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if n is not None and n != manifest["n"]:
+            raise StudyError(f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join it")
+        _, logs = _candidates(paths)
+        if [log["eval_id"] for log in logs] != [log["eval_id"] for log in manifest["logs"]]:
+            raise StudyError(f"{manifest_path} was drawn from other logs ({', '.join(l['file'] for l in manifest['logs'])}); "
+                             "give the same logs, or a new ratings folder for a new study")  # fmt: skip
+        return manifest
+    manifest = draw(paths, DEFAULT_ITEMS if n is None else n, seed)
+    with atomic_file(manifest_path) as partial:
+        partial.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+def check_name(annotator: str) -> str:
+    if not _NAME.match(annotator or ""):
+        raise StudyError(f"annotator name {annotator!r}: letters, digits, '.', '_' and '-' only (it names a file)")
+    return annotator
+
+
+def order_for(manifest: dict[str, Any], annotator: str) -> list[str]:
+    """This annotator's own shuffled order of the shared items (stable across restarts)."""
+    seed = int(hashlib.sha256(f"{manifest['seed']}:{annotator}".encode()).hexdigest()[:12], 16)
+    items = [item["item"] for item in manifest["items"]]
+    random.Random(seed).shuffle(items)
+    return items
+
+
+def blank_marked(problem: str, answer: str) -> dict[str, str]:
+    """The story split around the blank, for the page to show the infill marked in place."""
+    before, _, after = problem.partition(BLANK)
+    return {"before": before, "infill": answer, "after": after}
+
+
+class Ratings:
+    """One annotator's ratings: an append-only JSON Lines file, each line flushed and synced."""
+
+    def __init__(self, folder: Path, annotator: str):
+        self.folder = Path(folder)
+        self.annotator = check_name(annotator)
+        self.path = self.folder / f"ratings-{annotator}.jsonl"
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        ratings = {}
+        if self.path.is_file():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:  # a line cut by a crash mid-write: the ones before it stand
+                        continue
+                    ratings[record["item"]] = record
+        return ratings
+
+    def add(self, item: str, scores: dict[str, Any], note: str = "") -> dict[str, Any]:
+        bad = [d for d in DIMENSIONS if not (isinstance(scores.get(d), int) and 1 <= scores[d] <= 5)]
+        if bad:
+            raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
+        record = {"item": item, **{d: scores[d] for d in DIMENSIONS}, "note": note or "", "time": time.time()}
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return record
+
+
+def export(folder: Path, manifest: dict[str, Any]) -> Path:
+    """``ratings.csv`` over every annotator's file, with model and setting from the manifest."""
+    by_item = {item["item"]: item for item in manifest["items"]}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note"])
+    for path in sorted(Path(folder).glob("ratings-*.jsonl")):
+        annotator = path.stem.removeprefix("ratings-")
+        for item_id, record in sorted(Ratings(folder, annotator).load().items()):
+            item = by_item.get(item_id)
+            if item is not None:
+                writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"], item["setting"], record.get("note", "")])
+    target = Path(folder) / EXPORT
+    with atomic_file(target) as partial:
+        partial.write_text(out.getvalue(), encoding="utf-8")
+    return target
