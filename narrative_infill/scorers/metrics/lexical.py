@@ -8,7 +8,7 @@ gamma 0.5 (WordNet 3.0 synonyms).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
 
@@ -37,7 +37,22 @@ def _meteor():
 
     ensure_punkt()
     ensure_wordnet()
-    return word_tokenize, meteor_score.single_meteor_score
+    return word_tokenize, meteor_score.single_meteor_score, _MemoWordNet()
+
+
+class _MemoWordNet:
+    """NLTK's WordNet reader with ``synsets`` memoised: METEOR looks up every word of every
+    answer, and answers share most words, so the same lookup ran thousands of times. The
+    reader (WordNet 3.0) never changes within a process, so the results are the same."""
+
+    def __init__(self):
+        from nltk.corpus import wordnet
+
+        self._wordnet = wordnet
+        self.synsets = lru_cache(maxsize=100_000)(wordnet.synsets)
+
+    def __getattr__(self, name):
+        return getattr(self._wordnet, name)
 
 
 def rouge1_f1(prediction: str, reference: str) -> float:
@@ -50,8 +65,8 @@ def chrf(prediction: str, reference: str) -> float:
 
 
 def meteor(prediction: str, reference: str) -> float:
-    tokenize, single_meteor = _meteor()
-    return single_meteor(tokenize(reference), tokenize(prediction), **METEOR_PARAMS)
+    tokenize, single_meteor, wordnet = _meteor()
+    return single_meteor(tokenize(reference), tokenize(prediction), wordnet=wordnet, **METEOR_PARAMS)
 
 
 def lexical_signature() -> str:
