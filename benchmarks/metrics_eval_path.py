@@ -5,7 +5,8 @@ at a steady rate (default 50 samples/s: each call takes 1 s, 50 in flight), whil
 ``narrative_infill/metrics`` scorer scores each finished sample (extraction, the batcher's
 bounded wait, the five metrics). Compared side by side, in one process, with bare batched
 library calls on the same extracted pairs (as in metrics_throughput.py). Prints pairs/s of
-both and last ``ratio=<eval wall time / bare scoring time>`` (target <= 1.5).
+both, the same eval with a no-op scorer (what Inspect and the model's rate cost alone), and
+last ``ratio=<eval wall time / bare scoring time>`` (target <= 1.5).
 Usage: python benchmarks/metrics_eval_path.py [--n 1000] [--rate 50]
 """
 
@@ -55,12 +56,28 @@ def main() -> None:
     eval_seconds = time.perf_counter() - started
     assert log.status == "success", log.error
 
+    from inspect_ai.scorer import Score, mean, scorer
+
+    @scorer(metrics=[mean()])
+    def no_op():
+        async def score(state, target):
+            return Score(value=0)
+
+        return score
+
+    started = time.perf_counter()
+    eval(Task(dataset=samples, solver=generate(), scorer=no_op()), model=get_model("mockllm/model", custom_outputs=steady, memoize=False),
+         display="none", max_connections=int(args.rate), max_samples=int(args.rate), log_dir="/tmp/metrics-eval-path-logs")  # fmt: skip
+    floor_seconds = time.perf_counter() - started
+
     pairs = [(extract_answer(r["response"], r["problem"] + f"\x00{i}").text, r["gold_answer"]) for i, r in enumerate(rows)]
     bare_seconds, _ = bare_path(pairs, backbones)
     generation_floor = len(rows) / args.rate
     print(f"samples={len(rows)} model rate={args.rate:.0f}/s (generation alone: {generation_floor:.0f} s)")
     print(f"(a) inspect eval, scored as samples finish: {eval_seconds:.1f} s  {len(rows) / eval_seconds:.1f} pairs/s")
     print(f"(b) bare batched library calls on the same pairs: {bare_seconds:.1f} s  {len(rows) / bare_seconds:.1f} pairs/s")
+    print(f"(c) the same eval with a scorer that does nothing: {floor_seconds:.1f} s (Inspect and the model's rate alone)")
+    print(f"scoring's added time over (c), against (b): added_ratio={(eval_seconds - floor_seconds) / bare_seconds:.3f}")
     print(f"ratio={eval_seconds / bare_seconds:.3f}")
 
 

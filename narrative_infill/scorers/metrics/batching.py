@@ -25,14 +25,14 @@ class DynamicBatcher(Generic[Request, Result]):
     A batch goes when ``min_batch`` requests wait, or when the oldest has waited
     ``max_wait_s``, whichever comes first: under ``inspect score`` every sample arrives at once
     and the first batch leaves at once; during ``inspect eval`` samples finish one by one, and
-    waiting up to ``max_wait_s`` (0.5 s) gathers them into batches the models handle far
+    waiting up to ``max_wait_s`` (0.2 s) gathers them into batches the models handle far
     faster than one pair per call, while no finished sample waits longer than that for its
     batch to start.
     """
 
     def __init__(
         self, score_batch: Callable[[list[Request]], Sequence[Result]], max_batch: int = 64,
-        min_batch: int = 32, max_wait_s: float = 0.5,
+        min_batch: int = 16, max_wait_s: float = 0.2,
     ):  # fmt: skip
         self._score_batch = score_batch
         self._max_batch = max_batch
