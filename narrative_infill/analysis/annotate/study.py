@@ -62,6 +62,16 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
     return items, sorted(logs, key=lambda log: log["eval_id"])
 
 
+def _eval_ids(paths: list[str]) -> list[str]:
+    """The eval ids of the runs the logs hold, from their headers only."""
+    from inspect_ai.log import read_eval_log
+
+    from ..report.load import select_logs
+
+    selected, _, _ = select_logs(paths)
+    return sorted(read_eval_log(location, header_only=True).eval.eval_id for location in selected)
+
+
 def draw(paths: list[str], n: int, seed: int) -> dict[str, Any]:
     """N items, stratified over (model, setting): round robin over the shuffled strata."""
     items, logs = _candidates(paths)
@@ -93,8 +103,7 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if n is not None and n != manifest["n"]:
             raise StudyError(f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join it")
-        _, logs = _candidates(paths)
-        if [log["eval_id"] for log in logs] != [log["eval_id"] for log in manifest["logs"]]:
+        if _eval_ids(paths) != [log["eval_id"] for log in manifest["logs"]]:
             raise StudyError(f"{manifest_path} was drawn from other logs ({', '.join(l['file'] for l in manifest['logs'])}); "
                              "give the same logs, or a new ratings folder for a new study")  # fmt: skip
         return manifest

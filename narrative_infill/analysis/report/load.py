@@ -20,6 +20,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import partial
 
 import pandas as pd
 
@@ -45,6 +46,19 @@ def newest_score_key(keys, scorer: str) -> str | None:
     pattern = _SCORER_KEY[scorer]
     found = [(int(m.group(1) or 0), key) for key in keys if (m := pattern.match(key))]
     return max(found)[1] if found else None
+
+
+def newest_score(summary, scorer: str):
+    """The sample's newest ``Score`` of ``scorer`` (``metrics`` or ``judge``), or None."""
+    scores = summary.scores or {}
+    key = newest_score_key(scores, scorer)
+    return scores[key] if key else None
+
+
+def score_field(summary, scorer: str, name: str):
+    """A metadata field of the sample's newest ``scorer`` score: ``metrics_signature``, ``judge_models``."""
+    score = newest_score(summary, scorer)
+    return (score.metadata or {}).get(name) if score else None
 
 
 def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -112,18 +126,6 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
     return selected, absent, notes
 
 
-def _signature(summary) -> str | None:
-    key = newest_score_key(summary.scores or {}, "metrics")
-    return (summary.scores[key].metadata or {}).get("metrics_signature") if key else None
-
-
-def _judge_models(summary) -> str | None:
-    key = newest_score_key(summary.scores or {}, "judge")
-    if key is None:
-        return None
-    return (summary.scores[key].metadata or {}).get("judge_models")
-
-
 def _check_comparable(frame: pd.DataFrame) -> None:
     for column, what in (("metrics_signature", "metric signatures"), ("judge_models", "judge models")):
         groups = frame.dropna(subset=[column]).groupby(column)["log"].unique()
@@ -142,8 +144,10 @@ def load_samples(paths: list[str]) -> LoadedLogs:
     selected, absent, notes = select_logs(paths)
     if not selected:
         raise ValueError(f"no successful log in {', '.join(map(str, paths))}" + (f" ({len(absent)} unfinished run(s))" if absent else ""))
-    columns = [*SampleSummary, SampleColumn("metrics_signature", path=_signature, full=False),
-               SampleColumn("judge_models", path=_judge_models, full=False)]
+    # partials, not lambdas: samples_df pickles its columns for its worker processes
+    columns = [*SampleSummary,
+               SampleColumn("metrics_signature", path=partial(score_field, scorer="metrics", name="metrics_signature"), full=False),
+               SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False)]  # fmt: skip
     samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     # The setting is the task's template (task metadata), else the registered task name's last part.

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...scorers.judge.parse import DIMENSIONS
 from ...scorers.metrics.pairs import METRIC_NAMES
-from ..report.load import newest_score_key, select_logs
+from ..report.load import newest_score, score_field, select_logs
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
@@ -82,9 +82,8 @@ def _summary(values: list[float | None]) -> dict[str, float | int | None]:
 
 def sample_scores(summary) -> tuple[dict, dict]:
     """(newest metrics value, newest judge value) of a sample summary; empty dicts when absent."""
-    scores = summary.scores or {}
-    metrics_key, judge_key = newest_score_key(scores, "metrics"), newest_score_key(scores, "judge")
-    return (scores[metrics_key].value if metrics_key else {}), (scores[judge_key].value if judge_key else {})
+    metrics, judged = newest_score(summary, "metrics"), newest_score(summary, "judge")
+    return (metrics.value if metrics else {}), (judged.value if judged else {})
 
 
 def setting_claims(samples: list) -> dict[str, Any]:
@@ -113,9 +112,8 @@ def setting_claims(samples: list) -> dict[str, Any]:
 
 
 def _answer(summary) -> str:
-    scores = summary.scores or {}
-    key = newest_score_key(scores, "metrics") or newest_score_key(scores, "judge")
-    return (scores[key].answer or "") if key else ""
+    score = newest_score(summary, "metrics") or newest_score(summary, "judge")
+    return (score.answer or "") if score else ""
 
 
 def samples_digest(by_setting: dict[str, list]) -> str:
@@ -150,6 +148,13 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
         samples = sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
         settings[setting] = SettingLogs(setting, location, header, samples)
     return [settings[name] for name in sorted(settings)]
+
+
+def scored_with(runs: list[SettingLogs]) -> tuple[set[str], set[str]]:
+    """(metric signatures, judge panels) the runs' newest scores name."""
+    samples = [s for run in runs for s in run.samples]
+    return ({score_field(s, "metrics", "metrics_signature") for s in samples} - {None},
+            {score_field(s, "judge", "judge_models") for s in samples} - {None})  # fmt: skip
 
 
 def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
@@ -196,10 +201,9 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
     if problems:
         raise SubmissionError(f"not a complete {track} track submission:\n  " + "\n  ".join(problems))
     first = runs[0].header.eval
-    signatures = {(s.scores[k].metadata or {}).get("metrics_signature") for r in runs for s in r.samples[:1] if (k := newest_score_key(s.scores or {}, "metrics"))}
-    judges = {(s.scores[k].metadata or {}).get("judge_models") for r in runs for s in r.samples[:1] if (k := newest_score_key(s.scores or {}, "judge"))}
+    signatures, judges = scored_with(runs)
     versions = {str(r.header.eval.task_version) for r in runs}
-    for what, values in (("task versions", versions), ("metric signatures", signatures - {None}), ("judges", judges - {None})):
+    for what, values in (("task versions", versions), ("metric signatures", signatures), ("judges", judges)):
         if len(values) > 1:
             raise SubmissionError(f"the runs mix {len(values)} {what}, which are not comparable: {sorted(values)}")
     document: dict[str, Any] = {
@@ -218,8 +222,8 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
             "task_versions": sorted(versions),
             "inspect_version": inspect_ai.__version__,
             "dataset": (first.metadata or {}).get("dataset_identity"),
-            "metrics_signatures": sorted(filter(None, signatures)),
-            "judges": sorted(filter(None, judges)),
+            "metrics_signatures": sorted(signatures),
+            "judges": sorted(judges),
             "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
             "prompt_variants": sorted({str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}),
             "generation_config": {r.setting: r.header.eval.model_generate_config.model_dump(exclude_none=True) for r in runs},

@@ -16,7 +16,11 @@ from statistics import fmean
 from typing import Any
 
 from ...prompts import PARADIGMS, TELER_LEVELS
-from .build import KIND, SCHEMA_VERSION, TRACKS, content_hash, file_sha256, read_settings, sample_scores, samples_digest, setting_claims, track_problems
+from ..report.load import newest_score, score_field
+from .build import (
+    KIND, SCHEMA_VERSION, TRACKS, content_hash, file_sha256, read_settings, sample_scores, samples_digest, scored_with,
+    setting_claims, track_problems,
+)  # fmt: skip
 
 TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim (ROUGE-1 >= 0.8) share above these are flagged.
@@ -143,16 +147,16 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
     for what, values in (("task version", {str(r.header.eval.task_version) for r in runs}),):
         if sorted(values) != document["provenance"].get("task_versions"):
             result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get('task_versions')}")
-    signatures = {(sample_scores_meta(s, "metrics") or {}).get("metrics_signature") for r in runs for s in r.samples} - {None}
-    judges = {(sample_scores_meta(s, "judge") or {}).get("judge_models") for r in runs for s in r.samples} - {None}
+    signatures, judges = scored_with(runs)
     for what, values, claimed in (("metric signature", signatures, "metrics_signatures"), ("judge", judges, "judges")):
         if len(values) > 1 or sorted(values) != document["provenance"].get(claimed):
             result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get(claimed)}")
     if {r.setting for r in runs} != set(document["settings"]):
         result.failures.append(f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}")
+    claims = {run.setting: setting_claims(run.samples) for run in runs}
     for run in runs:
         if run.setting in document["settings"]:
-            result.failures += _differences(document["settings"][run.setting], setting_claims(run.samples), f"settings.{run.setting}")
+            result.failures += _differences(document["settings"][run.setting], claims[run.setting], f"settings.{run.setting}")
             rows = [[str(s.id), s.epoch, _num(sample_scores(s)[0].get("atavg")), _num(sample_scores(s)[1].get("qavg"))] for s in run.samples]
             if not _close_rows(rows, document["samples"].get(run.setting, [])):
                 result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
@@ -161,15 +165,8 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
     result.checks += ["every run successful, the track's complete sample set, no --limit/--sample-id",
                       "one model, one task version, one metric signature and one judge",
                       "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
-    _warnings(runs, result)
+    _warnings(runs, claims, result)
     _rescore(runs, result)
-
-
-def sample_scores_meta(summary, scorer: str) -> dict | None:
-    from ..report.load import newest_score_key
-
-    key = newest_score_key(summary.scores or {}, scorer)
-    return summary.scores[key].metadata if key else None
 
 
 def _num(value):
@@ -180,12 +177,12 @@ def _close_rows(a: list, b: list) -> bool:
     return len(a) == len(b) and all(_close(list(x), list(y)) for x, y in zip(a, b))
 
 
-def _warnings(runs, result: Verification) -> None:
+def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) -> None:
     for run in runs:
         revision = run.header.eval.revision
         if revision is not None and getattr(revision, "dirty", False):
             result.warnings.append(f"{run.setting}: generated from uncommitted code (git {revision.commit[:12]}, dirty)")
-        claims = setting_claims(run.samples)
+        claims = claims_by_setting[run.setting]
         header_scores = {s.name: s.metrics["mean"].value for s in (run.header.results.scores if run.header.results else []) if s.scorer == "metrics" and "mean" in s.metrics}
         if "atavg" in header_scores and claims["atavg"]["mean"] is not None and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6):
             result.warnings.append(f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples {claims['atavg']['mean']:.4f}: edited log?")
@@ -205,13 +202,13 @@ def _rescore(runs, result: Verification) -> None:
     samples = [s for s in runs[0].samples if sample_scores(s)[0]][:RESCORED_SAMPLES]
     if not samples:
         return
-    claimed = (sample_scores_meta(samples[0], "metrics") or {}).get("metrics_signature", "")
+    claimed = score_field(samples[0], "metrics", "metrics_signature") or ""
     try:
         backbones = resolve_backbones("minilm" if "MiniLM" in claimed else "paper")
     except BackboneUnavailable as err:
         result.warnings.append(f"automatic metrics not re-scored here: {err}")
         return
-    scored = score_pairs([s.scores[k].answer or "" for s in samples for k in [_metrics_key(s)]], [str(s.target) for s in samples], backbones)
+    scored = score_pairs([newest_score(s, "metrics").answer or "" for s in samples], [str(s.target) for s in samples], backbones)
     if metrics_signature(backbones) != claimed:
         result.warnings.append("automatic metrics re-scored with a different library or backbone version than the logs'; compared anyway")
     for sample, fresh in zip(samples, scored):
@@ -220,12 +217,6 @@ def _rescore(runs, result: Verification) -> None:
         if off:
             result.failures.append(f"sample {sample.id} ({runs[0].setting}): re-scored {off} differ from the logged scores")
     result.checks.append(f"{len(samples)} samples' automatic metrics re-scored here")
-
-
-def _metrics_key(summary) -> str:
-    from ..report.load import newest_score_key
-
-    return newest_score_key(summary.scores or {}, "metrics")
 
 
 def verify(path: Path, logs_dir: Path | None = None) -> Verification:

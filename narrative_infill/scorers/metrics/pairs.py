@@ -60,8 +60,9 @@ def score_pairs(
     references = [r.strip() for r in references]
     filled = [i for i, p in enumerate(predictions) if p]
     # The golds' embeddings are cached across calls (every gold is scored once per model and setting).
-    bert_cache = embedding_cache("bertscore", backbones.signature(), cache_dir) if use_cache else None
-    sem_cache = embedding_cache("semf1", backbones.signature(), cache_dir) if use_cache else None
+    signature = backbones.signature() if use_cache else None
+    bert_cache = embedding_cache("bertscore", signature, cache_dir) if use_cache else None
+    sem_cache = embedding_cache("semf1", signature, cache_dir) if use_cache else None
     bert = dict(zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], backbones, batch_size, bert_cache)))
     pred_sentences = [sentences(predictions[i]) for i in filled]
     semantic = dict(
