@@ -166,3 +166,19 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
     assert "## table2_human_agreement" in table2 and "cohen_kappa" in table2 and "spearman_ann1" in table2
     print(f"browser rating test: {elapsed:.1f} s")
     assert not list(study.glob(".lock-*"))  # both servers released their locks
+
+
+def test_a_rating_cut_by_a_crash_is_ignored_but_a_damaged_file_is_named(tmp_path):
+    from narrative_infill.analysis.annotate.study import Ratings
+
+    ratings = Ratings(tmp_path, "ann")
+    scores = dict.fromkeys(("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness"), 4)
+    ratings.add("item-0001", scores)
+    with open(ratings.path, "a") as handle:
+        handle.write('{"item": "item-0002", "flu')  # the process died mid-write
+    assert list(ratings.load()) == ["item-0001"]
+    ratings.add("item-0003", scores)  # the next rating replaces the cut line
+    assert list(ratings.load()) == ["item-0001", "item-0003"]
+    ratings.path.write_text('{"oops\n' + ratings.path.read_text())
+    with pytest.raises(StudyError, match="ratings-ann.jsonl, line 1: not a rating"):
+        ratings.load()

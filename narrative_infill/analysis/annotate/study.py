@@ -143,14 +143,17 @@ class Ratings:
 
     def load(self) -> dict[str, dict[str, Any]]:
         ratings = {}
-        if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError:  # a line cut by a crash mid-write: the ones before it stand
-                        continue
-                    ratings[record["item"]] = record
+        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.is_file() else []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                if number == len(lines):  # the last line, cut by a crash mid-write: never answered as saved
+                    continue
+                raise StudyError(f"{self.path}, line {number}: not a rating (the file was edited?)") from None
+            ratings[record["item"]] = record
         return ratings
 
     def add(self, item: str, scores: dict[str, Any], note: str = "") -> dict[str, Any]:
@@ -158,6 +161,12 @@ class Ratings:
         if bad:
             raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
         record = {"item": item, **{d: scores[d] for d in DIMENSIONS}, "note": note or "", "time": time.time()}
+        if self.path.is_file() and self.path.stat().st_size:
+            with open(self.path, "r+b") as handle:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":  # a line cut by a crash, never answered as saved: drop it
+                    data = self.path.read_bytes()
+                    handle.truncate(data.rfind(b"\n") + 1)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             handle.flush()
