@@ -36,8 +36,10 @@ def main() -> None:
             written = write_records(build(read_source("rocstories", [str(source)]), policy=policy, seed=1, report=report, **options),
                                     Path(scratch) / "out.jsonl")  # fmt: skip
             elapsed = time.perf_counter() - start
-            print(f"{policy:<14} {'all spans' if options else 'one per n':<10} narratives={report.narratives} "
-                  f"instances={written} seconds={elapsed:.2f} narratives_per_minute={report.narratives / elapsed * 60:,.0f}")
+            print(
+                f"{policy:<14} {'all spans' if options else 'one per n':<10} narratives={report.narratives} "
+                f"instances={written} seconds={elapsed:.2f} narratives_per_minute={report.narratives / elapsed * 60:,.0f}"
+            )
 
 
 if __name__ == "__main__":

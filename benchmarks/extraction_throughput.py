@@ -14,7 +14,9 @@ from pathlib import Path
 
 from narrative_infill.extraction import extract_answer
 
-DEFAULT_FILE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "extraction" / "responses.jsonl"
+DEFAULT_FILE = (
+    Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "extraction" / "responses.jsonl"
+)
 
 
 def main() -> None:

@@ -26,7 +26,9 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         size = sum(Path(location.removeprefix("file://")).stat().st_size for location in locations)
     rows = sum(1 for line in args.file.open(encoding="utf-8") if line.strip())
-    print(f"rows={rows} logs={len(locations)} seconds={elapsed:.1f} rows_per_second={rows / elapsed:.0f} log_bytes={size:,}")
+    print(
+        f"rows={rows} logs={len(locations)} seconds={elapsed:.1f} rows_per_second={rows / elapsed:.0f} log_bytes={size:,}"
+    )
 
 
 if __name__ == "__main__":

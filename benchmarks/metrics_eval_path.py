@@ -25,7 +25,9 @@ from metrics_throughput import bare_path, load_rows  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--rate", type=float, default=50.0, help="samples per second the scripted model returns")
+    parser.add_argument(
+        "--rate", type=float, default=50.0, help="samples per second the scripted model returns"
+    )
     args = parser.parse_args()
 
     from inspect_ai import Task, eval
@@ -46,13 +48,23 @@ def main() -> None:
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return output
 
-    samples = [Sample(id=str(i), input=row["problem"] + f"\x00{i}", target=row["gold_answer"]) for i, row in enumerate(rows)]
+    samples = [
+        Sample(id=str(i), input=row["problem"] + f"\x00{i}", target=row["gold_answer"])
+        for i, row in enumerate(rows)
+    ]
     backbones = resolve_backbones("auto")
     score_pairs(["Warm up."], ["Warm up the models."], backbones)  # models loaded before either timing
     task = Task(dataset=samples, solver=generate(), scorer=metrics())
     model = get_model("mockllm/model", custom_outputs=steady)
     started = time.perf_counter()
-    [log] = eval(task, model=model, display="none", max_connections=int(args.rate), max_samples=int(args.rate), log_dir="/tmp/metrics-eval-path-logs")
+    [log] = eval(
+        task,
+        model=model,
+        display="none",
+        max_connections=int(args.rate),
+        max_samples=int(args.rate),
+        log_dir="/tmp/metrics-eval-path-logs",
+    )
     eval_seconds = time.perf_counter() - started
     assert log.status == "success", log.error
 
@@ -70,14 +82,25 @@ def main() -> None:
          display="none", max_connections=int(args.rate), max_samples=int(args.rate), log_dir="/tmp/metrics-eval-path-logs")  # fmt: skip
     floor_seconds = time.perf_counter() - started
 
-    pairs = [(extract_answer(r["response"], r["problem"] + f"\x00{i}").text, r["gold_answer"]) for i, r in enumerate(rows)]
+    pairs = [
+        (extract_answer(r["response"], r["problem"] + f"\x00{i}").text, r["gold_answer"])
+        for i, r in enumerate(rows)
+    ]
     bare_seconds, _ = bare_path(pairs, backbones)
     generation_floor = len(rows) / args.rate
     print(f"samples={len(rows)} model rate={args.rate:.0f}/s (generation alone: {generation_floor:.0f} s)")
-    print(f"(a) inspect eval, scored as samples finish: {eval_seconds:.1f} s  {len(rows) / eval_seconds:.1f} pairs/s")
-    print(f"(b) bare batched library calls on the same pairs: {bare_seconds:.1f} s  {len(rows) / bare_seconds:.1f} pairs/s")
-    print(f"(c) the same eval with a scorer that does nothing: {floor_seconds:.1f} s (Inspect and the model's rate alone)")
-    print(f"scoring's added time over (c), against (b): added_ratio={(eval_seconds - floor_seconds) / bare_seconds:.3f}")
+    print(
+        f"(a) inspect eval, scored as samples finish: {eval_seconds:.1f} s  {len(rows) / eval_seconds:.1f} pairs/s"
+    )
+    print(
+        f"(b) bare batched library calls on the same pairs: {bare_seconds:.1f} s  {len(rows) / bare_seconds:.1f} pairs/s"
+    )
+    print(
+        f"(c) the same eval with a scorer that does nothing: {floor_seconds:.1f} s (Inspect and the model's rate alone)"
+    )
+    print(
+        f"scoring's added time over (c), against (b): added_ratio={(eval_seconds - floor_seconds) / bare_seconds:.3f}"
+    )
     print(f"ratio={eval_seconds / bare_seconds:.3f}")
 
 

@@ -42,7 +42,7 @@ def main() -> None:
 
     started = time.perf_counter()
     for start in range(0, len(pairs), 1024):
-        chunk = pairs[start: start + 1024]
+        chunk = pairs[start : start + 1024]
         score_pairs([p for p, _ in chunk], [g for _, g in chunk], backbones)
     cached_seconds = time.perf_counter() - started
     hits = sum(c.hits - b[0] for c, b in zip(caches, before))
@@ -50,7 +50,9 @@ def main() -> None:
     bare_seconds, _ = bare_path(pairs, backbones)
 
     print(f"pairs={len(pairs)} distinct golds={len(golds)}")
-    print(f"(a) score_pairs, golds' cache warm: {cached_seconds:.1f} s  {len(pairs) / cached_seconds:.1f} pairs/s  cache hit rate {hits / max(lookups, 1):.1%}")
+    print(
+        f"(a) score_pairs, golds' cache warm: {cached_seconds:.1f} s  {len(pairs) / cached_seconds:.1f} pairs/s  cache hit rate {hits / max(lookups, 1):.1%}"
+    )
     print(f"(b) bare batched library calls: {bare_seconds:.1f} s  {len(pairs) / bare_seconds:.1f} pairs/s")
     print(f"ratio={cached_seconds / bare_seconds:.3f}")
 

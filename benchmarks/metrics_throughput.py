@@ -63,7 +63,13 @@ def eval_log_of(rows: list[dict]):
     ]
     task = Task(dataset=samples, solver=generate(), scorer=placeholder_free())
     model = get_model("mockllm/model", custom_outputs=replay)
-    [log] = eval(task, model=model, display="none", max_connections=64, log_dir=str(Path("/tmp") / "metrics-bench-logs"))
+    [log] = eval(
+        task,
+        model=model,
+        display="none",
+        max_connections=64,
+        log_dir=str(Path("/tmp") / "metrics-bench-logs"),
+    )
     # The scorer reads the problem as the sample input, as in the real tasks.
     for sample, row in zip(log.samples, rows):
         sample.input = row["problem"]
@@ -125,9 +131,9 @@ def bare_path(pairs: list[tuple[str, str]], backbones) -> tuple[float, dict[str,
     offset = 0
     groups = []
     for group in pred_sents + ref_sents:
-        groups.append(vectors[offset: offset + len(group)])
+        groups.append(vectors[offset : offset + len(group)])
         offset += len(group)
-    for pv, rv in zip(groups[: len(preds)], groups[len(preds):]):
+    for pv, rv in zip(groups[: len(preds)], groups[len(preds) :]):
         cosine = pv @ rv.T
         p, r = cosine.max(axis=1).mean(), cosine.max(axis=0).mean()
         _ = 2 * p * r / (p + r + 1e-8)
@@ -170,7 +176,9 @@ def main() -> None:
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     n = len(pairs)
-    print(f"pairs={n} (with an answer: {sum(1 for p, _ in pairs if p.strip())})  backbones: {backbones.bertscore_model} L{backbones.bertscore_layer} / {backbones.semf1_model}")
+    print(
+        f"pairs={n} (with an answer: {sum(1 for p, _ in pairs if p.strip())})  backbones: {backbones.bertscore_model} L{backbones.bertscore_layer} / {backbones.semf1_model}"
+    )
     print(f"(a) inspect scoring path: {inspect_seconds:.1f} s  {n / inspect_seconds:.1f} pairs/s")
     print(
         f"    of which metric computation: {sum(t for _, t in batches):.1f} s in {len(batches)} batches "
@@ -178,7 +186,10 @@ def main() -> None:
     )
     print(f"(b) bare batched library calls: {bare_seconds:.1f} s  {n / bare_seconds:.1f} pairs/s")
     print(f"peak RSS: {peak_rss_mb:.0f} MB")
-    print("share of (b) by metric: " + "  ".join(f"{k}={v / bare_seconds:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1])))
+    print(
+        "share of (b) by metric: "
+        + "  ".join(f"{k}={v / bare_seconds:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1]))
+    )
     print(f"ratio={inspect_seconds / bare_seconds:.3f}")
 
 

@@ -18,7 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-SETTINGS = ["fitb_l0", "fitb_l1", "fitb_l2", "fitb_l3", "fitb_l4"] + [("reasoning_paradigms", i) for i in range(4)]
+SETTINGS = ["fitb_l0", "fitb_l1", "fitb_l2", "fitb_l3", "fitb_l4"] + [
+    ("reasoning_paradigms", i) for i in range(4)
+]
 
 
 def write_logs(n: int, log_dir: Path) -> None:
@@ -39,7 +41,13 @@ def write_logs(n: int, log_dir: Path) -> None:
                 "response": f"<ANSWER>Answer {i}.</ANSWER>", "prompt_text": f"Story {i % 500} begins. ______ It ends.",
             }) + "\n")  # fmt: skip
     locations = import_generations([str(source)], str(log_dir))
-    dimensions = ("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness")
+    dimensions = (
+        "fluency",
+        "context_faithfulness",
+        "bidirectional_coherence",
+        "narrative_consistency",
+        "informativeness",
+    )
     for location in locations:
         log = read_eval_log(location)
         for sample in log.samples:
@@ -66,7 +74,9 @@ def main() -> None:
         print(f"wrote {args.n} synthetic scored samples in {time.perf_counter() - started:.0f} s", flush=True)
         out = Path(scratch) / "report"
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "narrative_infill.cli", "report", str(log_dir), "-o", str(out)], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "narrative_infill.cli", "report", str(log_dir), "-o", str(out)], check=True
+        )
         elapsed = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"samples={args.n} report_seconds={elapsed:.1f} report_peak_rss_mb={peak_mb:.0f}")

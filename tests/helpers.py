@@ -17,7 +17,9 @@ REFERENCE_MD = SHARED / "reference" / "REFERENCE.md"
 def mock_output(text: str) -> ModelOutput:
     """A mock completion with usage filled in, so Inspect never asks tiktoken (a download) to count."""
     output = ModelOutput.from_content(model="mockllm", content=text)
-    output.usage = ModelUsage(input_tokens=100, output_tokens=max(1, len(text.split())), total_tokens=100 + len(text.split()))
+    output.usage = ModelUsage(
+        input_tokens=100, output_tokens=max(1, len(text.split())), total_tokens=100 + len(text.split())
+    )
     return output
 
 

@@ -34,8 +34,15 @@ N = 6
 def logs(tmp_path_factory):
     root = tmp_path_factory.mktemp("logs")
     grader = get_model("mockllm/grader", custom_outputs=lambda m, t, c, g: mock_output(VALID), memoize=False)
-    for name, answer in (("alpha", "They went home."), ("beta", "The kids splashed in the lake all afternoon.")):
-        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+    for name, answer in (
+        ("alpha", "They went home."),
+        ("beta", "The kids splashed in the lake all afternoon."),
+    ):
+        model = get_model(
+            f"mockllm/{name}",
+            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
+            memoize=False,
+        )
         for setting in ("l1", "l2"):
             eval(infill_task(setting, data="demo", domain="sind", backbone="minilm", judge=True), model=model,
                  model_roles={"grader": grader}, log_dir=str(root), display="none")  # fmt: skip
@@ -92,7 +99,23 @@ def test_bad_input_is_named(logs, tmp_path, capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        assert main(["annotate", str(logs), "-o", str(tmp_path / "s"), "--n", str(N), "--annotator", "ann", "--port", str(port)]) == 1
+        assert (
+            main(
+                [
+                    "annotate",
+                    str(logs),
+                    "-o",
+                    str(tmp_path / "s"),
+                    "--n",
+                    str(N),
+                    "--annotator",
+                    "ann",
+                    "--port",
+                    str(port),
+                ]
+            )
+            == 1
+        )
     assert f"port {port} on 127.0.0.1 is already in use" in capsys.readouterr().err
     assert main(["annotate", str(logs), "-o", str(tmp_path / "t"), "--n", "99", "--annotator", "ann"]) == 1
     assert "more than the 24 rateable samples" in capsys.readouterr().err
@@ -119,13 +142,21 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector("mark")
         text = page.inner_text("body")
-        assert "mockllm" not in text and "alpha" not in text and "l2" not in text  # blind: no model, setting or score
+        assert (
+            "mockllm" not in text and "alpha" not in text and "l2" not in text
+        )  # blind: no model, setting or score
         for _ in range(2):  # two items by keyboard: five digits, then Enter
             page.keyboard.type("45342")
             page.keyboard.press("Enter")
             page.wait_for_function("document.getElementById('status').textContent === 'saved'")
             page.evaluate("document.getElementById('status').textContent = ''")
-        for dimension in ("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness"):
+        for dimension in (
+            "fluency",
+            "context_faithfulness",
+            "bidirectional_coherence",
+            "narrative_consistency",
+            "informativeness",
+        ):
             page.click(f"input[name={dimension}][value='3']")  # the third by mouse
         page.fill("#note", "clicked")
         page.click("#save")
@@ -160,8 +191,13 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
         rows = list(csv.DictReader(handle))
     assert len(rows) == 2 * N and {r["annotator"] for r in rows} == {"ann1", "ann2"}
     first = [r for r in rows if r["annotator"] == "ann1"]
-    assert sorted(r["fluency"] for r in first) == ["3", "4", "4", "5", "5", "5"] and {r["model"] for r in first} <= {"mockllm/alpha", "mockllm/beta"}
-    assert main(["report", str(logs), "-o", str(tmp_path / "report"), "--human", str(study / "ratings.csv")]) == 0
+    assert sorted(r["fluency"] for r in first) == ["3", "4", "4", "5", "5", "5"] and {
+        r["model"] for r in first
+    } <= {"mockllm/alpha", "mockllm/beta"}
+    assert (
+        main(["report", str(logs), "-o", str(tmp_path / "report"), "--human", str(study / "ratings.csv")])
+        == 0
+    )
     table2 = (tmp_path / "report" / "report.md").read_text()
     assert "## table2_human_agreement" in table2 and "cohen_kappa" in table2 and "spearman_ann1" in table2
     print(f"browser rating test: {elapsed:.1f} s")
@@ -172,7 +208,16 @@ def test_a_rating_cut_by_a_crash_is_ignored_but_a_damaged_file_is_named(tmp_path
     from narrative_infill.analysis.annotate.study import Ratings
 
     ratings = Ratings(tmp_path, "ann")
-    scores = dict.fromkeys(("fluency", "context_faithfulness", "bidirectional_coherence", "narrative_consistency", "informativeness"), 4)
+    scores = dict.fromkeys(
+        (
+            "fluency",
+            "context_faithfulness",
+            "bidirectional_coherence",
+            "narrative_consistency",
+            "informativeness",
+        ),
+        4,
+    )
     ratings.add("item-0001", scores)
     with open(ratings.path, "a") as handle:
         handle.write('{"item": "item-0002", "flu')  # the process died mid-write

@@ -16,7 +16,9 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
 
     monkeypatch.setattr(answer, "extract_answer", slow_extract)
     answer._extract.cache_clear()
-    state = SimpleNamespace(output=SimpleNamespace(completion="a long reply"), input_text="A. ______ B.", metadata={"n": 1})
+    state = SimpleNamespace(
+        output=SimpleNamespace(completion="a long reply"), input_text="A. ______ B.", metadata={"n": 1}
+    )
     ticks = []
 
     async def other_samples():

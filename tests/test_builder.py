@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from narrative_infill.data.builder import BuildReport, Narrative, build, build_stats, candidate_spans, mask, read_built
+from narrative_infill.data.builder import (
+    BuildReport,
+    Narrative,
+    build,
+    build_stats,
+    candidate_spans,
+    mask,
+    read_built,
+)
 from narrative_infill.cli import main
 from narrative_infill.data.records import BLANK, canonical_domain
 from narrative_infill.data.sources import SourceRecordError, read_source
@@ -49,7 +57,10 @@ def test_policies_choose_the_allowed_spans():
     every = candidate_spans(5, "all-positions")
     assert (1, 0) in every and (3, 2) in every and (1, 4) in every and len(every) == 12
     assert candidate_spans(2, "paper-code") == [] and candidate_spans(2, "all-positions") == [(1, 0), (1, 1)]
-    assert mask(("A.", "B.", "C."), 1, 0) == (f"{BLANK} B. C.", "A.") and mask(("A.", "B.", "C."), 2, 1) == (f"A. {BLANK}", "B. C.")
+    assert mask(("A.", "B.", "C."), 1, 0) == (f"{BLANK} B. C.", "A.") and mask(("A.", "B.", "C."), 2, 1) == (
+        f"A. {BLANK}",
+        "B. C.",
+    )
 
 
 def story(ref_id, count=5):
@@ -89,7 +100,10 @@ def test_cli_build_is_byte_identical_loads_in_tasks_and_has_stats(tmp_path, caps
     source = tmp_path / "roc.csv"
     source.write_text(ROC_CSV, encoding="utf-8")
     for name in ("a.csv", "b.csv", "c.jsonl"):
-        assert main(["build", "--source", "rocstories", str(source), "-o", str(tmp_path / name), "--seed", "5"]) == 0
+        assert (
+            main(["build", "--source", "rocstories", str(source), "-o", str(tmp_path / name), "--seed", "5"])
+            == 0
+        )
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
     rows = read_built(tmp_path / "c.jsonl")
     assert rows[0]["source_text"].count(" <eos> ") == 4 and rows[0]["dataset"] == "roc"
@@ -107,7 +121,9 @@ def test_malformed_records_name_file_and_line(tmp_path, capsys):
     assert "bad.csv:4: field 'sentence3' is empty" in capsys.readouterr().err
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"text": "Fine. Story."}\n{"text": 5}\n', encoding="utf-8")
-    with pytest.raises(SourceRecordError, match="broken.jsonl:2: needs a non-empty 'sentences' list or 'text'"):
+    with pytest.raises(
+        SourceRecordError, match="broken.jsonl:2: needs a non-empty 'sentences' list or 'text'"
+    ):
         list(read_source("jsonl", [str(broken)]))
 
 
@@ -124,13 +140,19 @@ def test_sind_vist_json_generic_jsonl_and_text_sources(tmp_path):
     (tmp_path / "sis.json").write_text(json.dumps(vist), encoding="utf-8")
     [narrative] = read_source("sind", [str(tmp_path / "sis.json")])
     assert narrative.sentences == tuple(f"Photo {i}." for i in range(5)) and narrative.dataset == "sind"
-    (tmp_path / "mine.jsonl").write_text(json.dumps({"id": "x9", "domain": "fables", "text": "A fox ran. It hid. Dogs came. It slept."}) + "\n")
+    (tmp_path / "mine.jsonl").write_text(
+        json.dumps({"id": "x9", "domain": "fables", "text": "A fox ran. It hid. Dogs came. It slept."}) + "\n"
+    )
     [fable] = read_source("jsonl", [str(tmp_path / "mine.jsonl")])
     assert fable.ref_id == "x9" and len(fable.sentences) == 4
-    (tmp_path / "tale.txt").write_text("One day it rained.\nThe river rose. Everyone left. Then the sun came out.")
+    (tmp_path / "tale.txt").write_text(
+        "One day it rained.\nThe river rose. Everyone left. Then the sun came out."
+    )
     [tale] = read_source("text", [str(tmp_path / "tale.txt")])
     assert tale.ref_id == "tale" and len(tale.sentences) == 4
-    (tmp_path / "cnn.jsonl").write_text(json.dumps({"article": "First. Second one. Third here. Fourth now."}) + "\n")
+    (tmp_path / "cnn.jsonl").write_text(
+        json.dumps({"article": "First. Second one. Third here. Fourth now."}) + "\n"
+    )
     [article] = read_source("cnn_dailymail", [str(tmp_path / "cnn.jsonl")])
     assert article.dataset == "abisee/cnn_dailymail" and len(article.sentences) == 4
 
@@ -159,4 +181,7 @@ def test_a_failed_build_leaves_the_previous_output_intact(tmp_path, capsys):
     # Good rows first, a malformed one later: the output would be half written.
     source.write_text(ROC_CSV + "a3,Empty,One.,Two.,,Four.,Five.\n", encoding="utf-8")
     assert main(["build", "--source", "rocstories", str(source), "-o", str(out)]) == 1
-    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["built.csv", "roc.csv"]
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "built.csv",
+        "roc.csv",
+    ]

@@ -67,8 +67,11 @@ def test_structural_faults_name_file_row_instance_and_field(tmp_path, label, cha
 
 
 def test_missing_column_is_a_fault(tmp_path):
-    path = write_csv(tmp_path / "bad.csv", [{k: v for k, v in GOOD.items() if k != "unit_idx"}],
-                     fieldnames=[k for k in SCHEMA if k != "unit_idx"])
+    path = write_csv(
+        tmp_path / "bad.csv",
+        [{k: v for k, v in GOOD.items() if k != "unit_idx"}],
+        fieldnames=[k for k in SCHEMA if k != "unit_idx"],
+    )
     with pytest.raises(InvalidRecordError, match=r"row 1 .*field 'unit_idx': column missing"):
         load_benchmark(path)
 
@@ -79,14 +82,18 @@ def test_unparseable_rows_are_reported_with_their_row(tmp_path):
     with pytest.raises(DataSourceError, match=r"bad.jsonl, row 2: unparseable JSON"):
         load_benchmark(str(jsonl))
     csv_path = tmp_path / "extra.csv"
-    csv_path.write_text(",".join(SCHEMA) + "\nroc,1,a ______ b,a ______ b,x,sentence(s),1,1,SURPLUS\n", encoding="utf-8")
+    csv_path.write_text(
+        ",".join(SCHEMA) + "\nroc,1,a ______ b,a ______ b,x,sentence(s),1,1,SURPLUS\n", encoding="utf-8"
+    )
     with pytest.raises(InvalidRecordError, match=r"extra.csv, row 1 .*cells beyond the header"):
         load_benchmark(str(csv_path))
 
 
 def test_duplicate_instances_are_a_fault(tmp_path):
     path = write_jsonl(tmp_path / "dup.jsonl", [GOOD, GOOD])
-    with pytest.raises(InvalidRecordError, match=r"row 2 .*duplicates row 1 \(sample id rocstories-7-n1-i1\)"):
+    with pytest.raises(
+        InvalidRecordError, match=r"row 2 .*duplicates row 1 \(sample id rocstories-7-n1-i1\)"
+    ):
         load_benchmark(path)
 
 
@@ -106,7 +113,10 @@ def test_real_published_rows_load_with_metadata_and_counted_quirks(caplog):
     assert {i.domain for i in loaded.instances} == {"wikipedia", "rocstories", "cnn_dailymail", "sind"}
     # Two published CNN rows do not reproduce their source when the gold is put back.
     assert dict(loaded.quirks) == {"gold_does_not_reproduce_source": 2}
-    assert {i.sample_id for i in loaded.instances if i.quirks} == {"cnn_dailymail-224-n2-i5", "cnn_dailymail-703-n1-i10"}
+    assert {i.sample_id for i in loaded.instances if i.quirks} == {
+        "cnn_dailymail-224-n2-i5",
+        "cnn_dailymail-703-n1-i10",
+    }
     assert "gold_does_not_reproduce_source: 2" in caplog.text
     roc = next(i for i in loaded.instances if i.sample_id == "rocstories-28-n3-i1")
     assert roc.narrative_sentences == 5 and roc.position == "opening" and roc.gold_tokens > 0
@@ -123,10 +133,14 @@ def test_all_formats_give_the_same_instances(tmp_path, benchmark_rows):
 
     rows = benchmark_rows[:6]
     csv_path = write_csv(tmp_path / "rows.csv", rows)
-    jsonl_path = write_jsonl(tmp_path / "rows.jsonl", [{**r, "n": int(r["n"]), "ref_id": int(r["ref_id"])} for r in rows])
+    jsonl_path = write_jsonl(
+        tmp_path / "rows.jsonl", [{**r, "n": int(r["n"]), "ref_id": int(r["ref_id"])} for r in rows]
+    )
     parquet_path = tmp_path / "rows.parquet"
     pq.write_table(pa.Table.from_pylist(rows), parquet_path)
-    ids = [[i.sample_id for i in load_benchmark(p).instances] for p in (csv_path, jsonl_path, str(parquet_path))]
+    ids = [
+        [i.sample_id for i in load_benchmark(p).instances] for p in (csv_path, jsonl_path, str(parquet_path))
+    ]
     assert ids[0] == ids[1] == ids[2] and len(ids[0]) == 6
 
 
@@ -159,7 +173,9 @@ def test_demo_set_covers_domains_spans_and_positions():
 
 def test_sample_ids_are_stable_across_formats_and_orders(tmp_path, benchmark_rows):
     forward = [i.sample_id for i in load_benchmark(write_csv(tmp_path / "a.csv", benchmark_rows)).instances]
-    backward = [i.sample_id for i in load_benchmark(write_csv(tmp_path / "b.csv", benchmark_rows[::-1])).instances]
+    backward = [
+        i.sample_id for i in load_benchmark(write_csv(tmp_path / "b.csv", benchmark_rows[::-1])).instances
+    ]
     assert sorted(forward) == sorted(backward) and len(set(forward)) == 61
 
 
@@ -198,7 +214,9 @@ def test_samples_carry_problem_gold_and_metadata():
 def test_task_metadata_counts_the_quirks_of_its_samples():
     from narrative_infill.tasks import infill_task
 
-    assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_quirks"] == {"gold_does_not_reproduce_source": 2}
+    assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_quirks"] == {
+        "gold_does_not_reproduce_source": 2
+    }
     assert infill_task("l2", data=str(BENCHMARK_CSV), domain="roc").metadata["data_quirks"] == {}
 
 
@@ -229,7 +247,9 @@ def test_a_file_that_is_not_utf8_is_named_with_line_and_offset(tmp_path, suffix)
         write_csv(path, [GOOD, record])
         path.write_bytes(path.read_text(encoding="utf-8").encode("latin-1"))
     else:
-        path.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (GOOD, record)).encode("latin-1"))
+        path.write_bytes(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (GOOD, record)).encode("latin-1")
+        )
     line = 3 if suffix == ".csv" else 2
     with pytest.raises(DataSourceError, match=rf"latin{suffix}, line {line} \(byte offset \d+\): not UTF-8"):
         load_benchmark(str(path))
@@ -264,5 +284,11 @@ def test_a_hub_source_is_identified_by_the_commit_its_revision_resolved_to(tmp_p
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    assert source_identity("hf") == {"source": "hf:BridgeAI-Lab/Narrative-Infilling", "revision": "main", "commit": commit}
-    assert source_identity("hf:someone/uncached")["commit"] == "unresolved"  # offline, not cached: said, not guessed
+    assert source_identity("hf") == {
+        "source": "hf:BridgeAI-Lab/Narrative-Infilling",
+        "revision": "main",
+        "commit": commit,
+    }
+    assert (
+        source_identity("hf:someone/uncached")["commit"] == "unresolved"
+    )  # offline, not cached: said, not guessed

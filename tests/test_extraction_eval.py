@@ -7,7 +7,13 @@ import sys
 
 import pytest
 
-from narrative_infill.analysis.extraction_eval import downstream, extraction_rouge1, judge_rows, read_labelled, summary
+from narrative_infill.analysis.extraction_eval import (
+    downstream,
+    extraction_rouge1,
+    judge_rows,
+    read_labelled,
+    summary,
+)
 from narrative_infill.cli import main
 
 from helpers import SHARED
@@ -24,7 +30,12 @@ def test_extraction_rouge_protocol_for_empty_labels():
 def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
     labelled = tmp_path / "labelled.jsonl"
     rows = [
-        {"response": "<ANSWER>He was out of milk.</ANSWER>", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m1"},
+        {
+            "response": "<ANSWER>He was out of milk.</ANSWER>",
+            "problem": PROBLEM,
+            "expected": "He was out of milk.",
+            "model": "m1",
+        },
         {"response": "I'm sorry, I can't help with that.", "problem": PROBLEM, "expected": "", "model": "m2"},
         {"response": "Eggs, please.", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m2"},
     ]
@@ -61,7 +72,14 @@ def test_agreement_with_the_authors_annotations_does_not_regress():
 
 
 def _row(model, response, expected, gold="He was out of milk."):
-    return {"response": response, "problem": PROBLEM, "expected": expected, "model": model, "gold_answer": gold, "_line": 1}
+    return {
+        "response": response,
+        "problem": PROBLEM,
+        "expected": expected,
+        "model": model,
+        "gold_answer": gold,
+        "_line": 1,
+    }
 
 
 def test_downstream_figure_compares_model_rankings_on_extracted_and_annotated_text():

@@ -37,7 +37,9 @@ def test_a_tagged_piece_that_only_restates_the_story_is_dropped():
 def test_reasoning_trace_is_dropped_and_an_unclosed_one_holds_no_answer():
     result = extract("<think>Maybe <ANSWER>wrong</ANSWER>?</think>\n<ANSWER>He was out of milk.</ANSWER>")
     assert result.text == "He was out of milk." and result.steps[0] == "drop_think_trace"
-    assert extract("Okay, so the blank...</think>\n\nHe was out of milk.").status is ExtractionStatus.AFTER_THINK
+    assert (
+        extract("Okay, so the blank...</think>\n\nHe was out of milk.").status is ExtractionStatus.AFTER_THINK
+    )
     assert extract("<think>I keep thinking and never stop").status is ExtractionStatus.NO_ANSWER
 
 
@@ -51,7 +53,10 @@ def test_runaway_and_looping_outputs_hold_no_answer():
 def test_restated_story_keeps_only_the_new_text():
     response = "Walker loved to eat cereal. One morning the carton was empty. Walker rushed to the store and purchased more milk."
     result = extract(response)
-    assert result.text == "One morning the carton was empty." and result.status is ExtractionStatus.RESTATED_PROBLEM
+    assert (
+        result.text == "One morning the carton was empty."
+        and result.status is ExtractionStatus.RESTATED_PROBLEM
+    )
 
 
 def test_a_connective_leading_into_the_restated_context_is_dropped():
@@ -62,15 +67,19 @@ def test_a_connective_leading_into_the_restated_context_is_dropped():
 
 
 def test_restatement_tolerates_case_punctuation_and_a_reworded_edge():
-    response = "WALKER LOVED TO EAT CEREAL!  **The milk was gone.** He rushed to the store, and purchased more milk"
-    assert extract(response).text == "The milk was gone."
-    assert extract("Walker loved to eat cereal. The milk was gone. He rushed to the store and purchased more milk.").text == (
-        "The milk was gone."
+    response = (
+        "WALKER LOVED TO EAT CEREAL!  **The milk was gone.** He rushed to the store, and purchased more milk"
     )
+    assert extract(response).text == "The milk was gone."
+    assert extract(
+        "Walker loved to eat cereal. The milk was gone. He rushed to the store and purchased more milk."
+    ).text == ("The milk was gone.")
 
 
 def test_a_response_that_only_restates_or_merges_the_context_holds_no_answer():
-    assert extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk.").text == ""
+    assert (
+        extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk.").text == ""
+    )
     merged = extract("Walker loved to eat cereal, so he rushed to the store and purchased more milk.")
     assert merged.status is ExtractionStatus.NO_ANSWER
 
@@ -79,9 +88,13 @@ def test_an_extended_next_sentence_is_the_infill_but_an_extended_ending_is_an_ed
     # The model wrote its infill into the sentence after the blank: that whole sentence is its answer.
     alone = extract("Walker rushed to the store and purchased more milk because the carton was empty.")
     assert alone.text == "Walker rushed to the store and purchased more milk because the carton was empty."
-    restated = extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk, sighing loudly.")
+    restated = extract(
+        "Walker loved to eat cereal. Walker rushed to the store and purchased more milk, sighing loudly."
+    )
     assert restated.text == ""  # a fully restated story whose closing sentence grows is no answer
-    assert extract("Walker rushed to the store and purchased more cereal.").text == ""  # a changed word is an edit
+    assert (
+        extract("Walker rushed to the store and purchased more cereal.").text == ""
+    )  # a changed word is an edit
     problem = "Walker loved to eat cereal. ______ Walker rushed to the store. He purchased more milk."
     middle = "Walker loved to eat cereal. Walker rushed to the store, worried about the empty carton. He purchased more milk."
     assert extract(middle, problem).text == "Walker rushed to the store, worried about the empty carton."
@@ -105,7 +118,10 @@ def test_first_item_of_a_list_of_options():
 
 
 def test_bold_and_quoted_answers():
-    assert extract("Walker loved to eat cereal. **He was out of milk.** And so on.").status is ExtractionStatus.BOLD
+    assert (
+        extract("Walker loved to eat cereal. **He was out of milk.** And so on.").status
+        is ExtractionStatus.BOLD
+    )
     quoted = extract('"He was out of milk."\n\nSo the full story would read well.')
     assert quoted.text == "He was out of milk."
     assert extract("<b>He was out of milk.</b>").text == "He was out of milk."
@@ -114,9 +130,13 @@ def test_bold_and_quoted_answers():
 def test_bold_text_that_is_part_of_the_story_is_no_answer():
     reworded = extract("Walker loved to eat cereal. **He** rushed to the store and purchased more milk.")
     assert reworded.text == "" and reworded.steps[-1] == "marked_text_restates_context"
-    lead_in = extract("Walker loved to eat cereal. **And so, Walker rushed to the store and purchased more milk.**")
+    lead_in = extract(
+        "Walker loved to eat cereal. **And so, Walker rushed to the store and purchased more milk.**"
+    )
     assert lead_in.status is ExtractionStatus.NO_ANSWER
-    new_then_copy = extract("Walker loved to eat cereal. **The carton was empty.** **Walker rushed to the store and purchased more milk.**")
+    new_then_copy = extract(
+        "Walker loved to eat cereal. **The carton was empty.** **Walker rushed to the store and purchased more milk.**"
+    )
     assert new_then_copy.text == "The carton was empty."
 
 
@@ -138,8 +158,26 @@ def _words_come_from(text: str, response: str) -> bool:
 adversarial = st.one_of(
     st.text(max_size=400),
     st.text(alphabet="<>/*_\"':.\n ANSWERthink-1.", max_size=600),
-    st.lists(st.sampled_from(["<ANSWER>", "</ANSWER>", "</think>", "<think>", "**", "\n\n", "Answer:", "1. ", "\"",
-                              "Walker loved to eat cereal.", " milk ", "______", "Here are options:"]), max_size=60).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "<ANSWER>",
+                "</ANSWER>",
+                "</think>",
+                "<think>",
+                "**",
+                "\n\n",
+                "Answer:",
+                "1. ",
+                '"',
+                "Walker loved to eat cereal.",
+                " milk ",
+                "______",
+                "Here are options:",
+            ]
+        ),
+        max_size=60,
+    ).map("".join),
 )
 
 
@@ -153,7 +191,7 @@ def test_never_raises_and_only_returns_words_of_the_response(response, problem):
 
 
 def test_huge_and_pathological_inputs_are_handled():
-    for response in ("<" * 200_000, "*" * 200_000, "a " * 100_000 + ".", "**x" * 50_000, "\"" * 100_000, ""):
+    for response in ("<" * 200_000, "*" * 200_000, "a " * 100_000 + ".", "**x" * 50_000, '"' * 100_000, ""):
         result = extract_answer(response, PROBLEM)
         assert result.text == "" or _words_come_from(result.text, response)
 
@@ -164,7 +202,9 @@ def test_a_long_response_that_ends_in_a_clean_answer_keeps_it(ending):
     problem = "Tom wanted to ride to school. ______ He rode it every day."
     rambling = " ".join(f"thought{i} about the story and its possible endings" for i in range(120))
     extraction = extract_answer(f"{rambling}\n\n{ending}", problem)
-    assert extraction.text == "He bought a bike."[: len(extraction.text)] and extraction.text.startswith("He bought a bike")
+    assert extraction.text == "He bought a bike."[: len(extraction.text)] and extraction.text.startswith(
+        "He bought a bike"
+    )
     assert extraction.status in (ExtractionStatus.TAGGED, ExtractionStatus.PREFIXED)
 
 
@@ -236,7 +276,12 @@ def test_second_pass_shapes(problem, response, expected):
 
 def test_an_echoed_prompt_instruction_is_not_the_answer():
     problem = "Lena opened the box. ______ She smiled at the gift."
-    assert extract_answer("The blank area is missing 1 sentence(s).\nInside was a silver necklace.", problem).text == "Inside was a silver necklace."
+    assert (
+        extract_answer(
+            "The blank area is missing 1 sentence(s).\nInside was a silver necklace.", problem
+        ).text
+        == "Inside was a silver necklace."
+    )
 
 
 def test_a_cut_sentence_is_completed_only_from_a_closed_sentence():
@@ -244,5 +289,9 @@ def test_a_cut_sentence_is_completed_only_from_a_closed_sentence():
 
     original = "He missed the bus. His luck ran out, and he was late for class."
     assert complete_cut_sentence("He missed the bus. His luck ran out, and", original) == original
-    assert complete_cut_sentence("He missed the bus. His luck ran out, and", original[:-16]) is None  # the response itself stops there
-    assert complete_cut_sentence("Because he was late,", "Because he was late, he ran.") is None  # a lone subordinate lead-in stays
+    assert (
+        complete_cut_sentence("He missed the bus. His luck ran out, and", original[:-16]) is None
+    )  # the response itself stops there
+    assert (
+        complete_cut_sentence("Because he was late,", "Because he was late, he ran.") is None
+    )  # a lone subordinate lead-in stays

@@ -31,19 +31,27 @@ def test_the_paper_grid_is_180_generation_runs_plus_the_robustness_studies(paper
     assert len(main_runs) == 20 and sum(len(r.tasks) for r in main_runs) == 180
     assert len([r for r in paper_plan.runs if r.study == "seeds"]) == 30  # 6 model/setting pairs x 5 seeds
     assert len([r for r in paper_plan.runs if r.study == "judges"]) == 4
-    authors_models = {json.loads(line)["model"] for line in (SHARED / "data" / "extraction" / "responses.jsonl").open()}
-    assert {r.command[r.command.index("--model") + 1] for r in main_runs} == {f"vllm/{m}" for m in authors_models}
+    authors_models = {
+        json.loads(line)["model"] for line in (SHARED / "data" / "extraction" / "responses.jsonl").open()
+    }
+    assert {r.command[r.command.index("--model") + 1] for r in main_runs} == {
+        f"vllm/{m}" for m in authors_models
+    }
     assert main(["grid", "paper", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "main: 20 command(s), 180 generation runs, 1,645,560 samples, 1,645,560 grader calls" in out
-    assert "seeds: 30 command(s), 30 generation runs" in out and "judges: 4 command(s), 4 generation runs" in out
+    assert (
+        "seeds: 30 command(s), 30 generation runs" in out and "judges: 4 command(s), 4 generation runs" in out
+    )
 
 
 def test_generated_commands_use_only_real_inspect_and_vllm_arguments(paper_plan):
     from inspect_ai._cli.eval import eval_set_command
 
     for run in paper_plan.runs:
-        context = eval_set_command.make_context("eval-set", list(run.command[2:]))  # click rejects unknown options
+        context = eval_set_command.make_context(
+            "eval-set", list(run.command[2:])
+        )  # click rejects unknown options
         assert context.params["log_dir"] == str(run.log_dir)
         for flag, value in zip(run.command, run.command[1:]):
             if flag == "-M":
@@ -52,14 +60,20 @@ def test_generated_commands_use_only_real_inspect_and_vllm_arguments(paper_plan)
     seventy = [r for r in paper_plan.runs if "70B" in r.model and r.study == "main"]
     assert len(seventy) == 2 and all("tensor_parallel_size=2" in r.command for r in seventy)
     judges = [r for r in paper_plan.runs if r.study == "judges"]
-    assert all("grader2=google/gemini-3.5-flash-lite" in r.command and "judge_roles=[grader,grader2]" in r.command for r in judges)
+    assert all(
+        "grader2=google/gemini-3.5-flash-lite" in r.command and "judge_roles=[grader,grader2]" in r.command
+        for r in judges
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         ("tasks: [l2, l9]", "tasks: unknown task 'l9'"),
-        ("studies: {seeds: {subset: 10pct, seeds: [1], pairs: [[Nobody, l2]]}}", "studies.seeds.pairs: ['Nobody', 'l2'] is not"),
+        (
+            "studies: {seeds: {subset: 10pct, seeds: [1], pairs: [[Nobody, l2]]}}",
+            "studies.seeds.pairs: ['Nobody', 'l2'] is not",
+        ),
         ("models: [{name: A, id: x/a}, {name: A, id: x/b}]", "models[1]: name 'A' repeats"),
     ],
 )
@@ -67,7 +81,9 @@ def test_a_bad_grid_file_is_named_with_its_entry(tmp_path, change, message):
     base = {"provider": "vllm", "tasks": "tasks: [l2]", "models": "models: [{name: A, id: x/a}]"}
     key = change.split(":", 1)[0]
     lines = [f"provider: {base['provider']}", base["tasks"], base["models"]]
-    lines = [change if line.startswith(key + ":") else line for line in lines] + ([change] if key == "studies" else [])
+    lines = [change if line.startswith(key + ":") else line for line in lines] + (
+        [change] if key == "studies" else []
+    )
     path = tmp_path / "grid.yaml"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(GridError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -118,17 +134,31 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     grid_file.write_text(SCRIPTED_GRID)
     log_dir = tmp_path / "logs"
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "SCRIPTED_DELAY_S": "0.2"}
-    command = [sys.executable, "-m", "narrative_infill.cli", "grid", str(grid_file), "--log-dir", str(log_dir)]
+    command = [
+        sys.executable,
+        "-m",
+        "narrative_infill.cli",
+        "grid",
+        str(grid_file),
+        "--log-dir",
+        str(log_dir),
+    ]
 
     def successful(model: str) -> list[Path]:
         folder = log_dir / "main" / model
-        return [p for p in sorted(folder.glob("*.eval")) if read_eval_log(str(p), header_only=True).status == "success"]
+        return [
+            p
+            for p in sorted(folder.glob("*.eval"))
+            if read_eval_log(str(p), header_only=True).status == "success"
+        ]
 
     started = time.monotonic()
     first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 600
     while not list((log_dir / "main" / "Beta").glob("*.eval")):  # Alpha done, Beta under way
-        assert first.poll() is None and time.monotonic() < deadline, first.stdout.read() if first.poll() is not None else "timed out"
+        assert first.poll() is None and time.monotonic() < deadline, (
+            first.stdout.read() if first.poll() is not None else "timed out"
+        )
         time.sleep(0.2)
     first.send_signal(signal.SIGTERM)
     output = first.communicate(timeout=180)[0]
@@ -142,6 +172,11 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     assert main(["report", str(log_dir / "main"), "-o", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text()
     assert "432 samples from 18 logs" in report  # 2 models x 9 tasks x 24 demo instances, each once
-    assert main(["submit", str(log_dir / "main" / "Beta"), "-o", str(tmp_path / "beta.json"), "--track", "demo"]) == 0
-    assert set(json.loads((tmp_path / "beta.json").read_text())["settings"]) == set(load_grid(str(grid_file))["tasks"])
+    assert (
+        main(["submit", str(log_dir / "main" / "Beta"), "-o", str(tmp_path / "beta.json"), "--track", "demo"])
+        == 0
+    )
+    assert set(json.loads((tmp_path / "beta.json").read_text())["settings"]) == set(
+        load_grid(str(grid_file))["tasks"]
+    )
     print(f"scripted grid with interruption: {time.monotonic() - started:.0f} s")

@@ -25,7 +25,11 @@ def write_jsonl(path, rows):
 
 
 def test_one_log_per_model_and_task_with_the_original_prompt_and_response(tmp_path, shared_rows):
-    rows = [r for r in shared_rows if r["model"] in ("google/gemma-2-2b-it", "mistralai/Mistral-Nemo-Instruct-2407")][:300]
+    rows = [
+        r
+        for r in shared_rows
+        if r["model"] in ("google/gemma-2-2b-it", "mistralai/Mistral-Nemo-Instruct-2407")
+    ][:300]
     source = write_jsonl(tmp_path / "gen.jsonl", rows)
     locations = import_generations([source], str(tmp_path / "logs"))
     expected_groups = {(r["model"], r["template_name"]) for r in rows}
@@ -40,10 +44,16 @@ def test_one_log_per_model_and_task_with_the_original_prompt_and_response(tmp_pa
             original = by_id[sample.id]
             assert sample.input == original["problem"] and sample.target == original["gold_answer"]
             assert sample.output.completion == original["response"]
-            assert sample.messages[0].text == original["prompt_text"] and sample.messages[-1].text == original["response"]
+            assert (
+                sample.messages[0].text == original["prompt_text"]
+                and sample.messages[-1].text == original["response"]
+            )
             assert sample.metadata["template"] == f"l{original['template_name'][-1]}"
             assert sample.metadata["prompt_variant"] == f"code{original['template_id']}"
-            assert sample.metadata["temperature"] == original["temperature"] and sample.metadata["problem_id"] == original["problem_id"]
+            assert (
+                sample.metadata["temperature"] == original["temperature"]
+                and sample.metadata["problem_id"] == original["problem_id"]
+            )
             total += 1
     assert total == len(rows)
 
@@ -60,14 +70,22 @@ def test_imported_logs_rescore_with_the_package_scorers(tmp_path, shared_rows):
 
 def test_bad_rows_are_reported_with_file_and_row(tmp_path, shared_rows):
     good = dict(shared_rows[0])
-    rows = [good, {**good, "response": None}, {**good, "template_name": "fitb_l9"}, {k: v for k, v in good.items() if k != "gold_answer"}]
+    rows = [
+        good,
+        {**good, "response": None},
+        {**good, "template_name": "fitb_l9"},
+        {k: v for k, v in good.items() if k != "gold_answer"},
+    ]
     source = write_jsonl(tmp_path / "bad.jsonl", rows)
     with pytest.raises(ImportRowError) as raised:
         read_generations([source])
     message = str(raised.value)
     assert "3 row(s) cannot be imported" in message
     assert f"{source}, row 2: missing or empty field(s): response" in message
-    assert "row 3: template_name 'fitb_l9'" in message and "row 4: missing or empty field(s): gold_answer (or answer)" in message
+    assert (
+        "row 3: template_name 'fitb_l9'" in message
+        and "row 4: missing or empty field(s): gold_answer (or answer)" in message
+    )
 
 
 def test_csv_and_xlsx_from_the_authors_pipeline_with_reasoning_ids(tmp_path, shared_rows):
@@ -84,7 +102,12 @@ def test_csv_and_xlsx_from_the_authors_pipeline_with_reasoning_ids(tmp_path, sha
         assert [r.task for r in rows] == ["abductive", "causal", "counterfactual", "cot", "abductive", "cot"]
     assert main(["import", str(tmp_path / "gen.xlsx"), "-o", str(tmp_path / "logs")]) == 0
     logs = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval")]
-    assert sorted(log.eval.task for log in logs) == ["narrative_infill/abductive", "narrative_infill/causal", "narrative_infill/cot", "narrative_infill/counterfactual"]
+    assert sorted(log.eval.task for log in logs) == [
+        "narrative_infill/abductive",
+        "narrative_infill/causal",
+        "narrative_infill/cot",
+        "narrative_infill/counterfactual",
+    ]
     assert all(s.metadata["extra_column"] == "kept" for log in logs for s in log.samples)
 
 
@@ -96,7 +119,10 @@ def test_non_integer_fields_and_repeated_ids_are_bad_rows_reported_together(tmp_
         read_generations([source])
     message = str(raised.value)
     assert "3 row(s) cannot be imported" in message
-    assert "row 2: template_id 'two' is not an integer" in message and "row 3: n '1.5' is not an integer" in message
+    assert (
+        "row 2: template_id 'two' is not an integer" in message
+        and "row 3: n '1.5' is not an integer" in message
+    )
     assert f"row 4: id '{good['id']}' repeats {source}, row 1" in message
 
 
@@ -106,7 +132,9 @@ def test_a_non_empty_output_folder_is_refused_unless_overwrite(tmp_path, shared_
     assert main(["import", source, "-o", str(logs)]) == 0
     before = sorted(p.name for p in logs.iterdir())
     assert main(["import", source, "-o", str(logs)]) == 1
-    assert "not an empty folder" in capsys.readouterr().err and sorted(p.name for p in logs.iterdir()) == before
+    assert (
+        "not an empty folder" in capsys.readouterr().err and sorted(p.name for p in logs.iterdir()) == before
+    )
     assert main(["import", source, "-o", str(logs), "--overwrite"]) == 0
     after = sorted(p.name for p in logs.iterdir())
     assert len(after) == len(before) and after != before  # replaced, not added to
@@ -116,7 +144,9 @@ def test_a_failed_import_leaves_the_folder_as_it_was(tmp_path, shared_rows, caps
     logs = tmp_path / "logs"
     assert main(["import", write_jsonl(tmp_path / "gen.jsonl", shared_rows[:3]), "-o", str(logs)]) == 0
     before = {p.name: p.read_bytes() for p in logs.iterdir()}
-    bad = write_jsonl(tmp_path / "bad.jsonl", [*shared_rows[:3], {**shared_rows[0], "template_name": "fitb_l9"}])
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl", [*shared_rows[:3], {**shared_rows[0], "template_name": "fitb_l9"}]
+    )
     assert main(["import", bad, "-o", str(logs), "--overwrite"]) == 1
     assert {p.name: p.read_bytes() for p in logs.iterdir()} == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".logs")]
@@ -127,7 +157,11 @@ def test_csv_with_a_byte_order_mark_imports_and_other_encodings_are_named(tmp_pa
 
     frame = pd.DataFrame(shared_rows[:2])
     (tmp_path / "bom.csv").write_bytes(frame.to_csv(index=False).encode("utf-8-sig"))
-    assert [r.record["id"] for r in read_generations([str(tmp_path / "bom.csv")])] == [r["id"] for r in shared_rows[:2]]
-    (tmp_path / "latin.csv").write_bytes(frame.assign(problem="Café. ______").to_csv(index=False).encode("latin-1"))
+    assert [r.record["id"] for r in read_generations([str(tmp_path / "bom.csv")])] == [
+        r["id"] for r in shared_rows[:2]
+    ]
+    (tmp_path / "latin.csv").write_bytes(
+        frame.assign(problem="Café. ______").to_csv(index=False).encode("latin-1")
+    )
     with pytest.raises(ImportRowError, match=r"latin.csv, line 2 \(byte offset \d+\): not UTF-8"):
         read_generations([str(tmp_path / "latin.csv")])

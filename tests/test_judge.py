@@ -72,13 +72,20 @@ def test_valid_judgement_gives_dimensions_qavg_and_tokens():
     model, calls = grader(VALID)
     log, result = run({"grader": model})
     assert result.value == {**dict(zip(DIMENSIONS, (4, 3, 4, 5, 3))), "qavg": 3.8, "grader_failed": 0.0}
-    assert result.metadata["judges"]["grader"]["attempts"] == 1 and result.metadata["grader_tokens"]["total"] > 0
+    assert (
+        result.metadata["judges"]["grader"]["attempts"] == 1 and result.metadata["grader_tokens"]["total"] > 0
+    )
     system, user = calls[0]
     assert system.role == "system" and "Apply these penalties BEFORE final scoring" in system.text
     assert "They laughed together." in user.text and 'Insert the candidate into "______"' in user.text
     metrics = {s.name: s.metrics for s in log.results.scores if s.scorer == "judge"}
-    assert metrics["qavg"]["narrative_infill/share_above"].value == 0.0 and metrics["grader_failed"]["mean"].value == 0.0
-    assert list(result.value)[0] == "qavg" and list(metrics)[0] == "qavg"  # the headline leads the viewer and the summary
+    assert (
+        metrics["qavg"]["narrative_infill/share_above"].value == 0.0
+        and metrics["grader_failed"]["mean"].value == 0.0
+    )
+    assert (
+        list(result.value)[0] == "qavg" and list(metrics)[0] == "qavg"
+    )  # the headline leads the viewer and the summary
 
 
 @pytest.mark.heavy
@@ -95,7 +102,10 @@ def test_retries_spent_leave_the_sample_unscored_not_zero(bad):
     model, calls = grader(bad)
     log, result = run({"grader": model})
     assert len(calls) == 3  # the first call and two retries
-    assert all(math.isnan(result.value[d]) for d in (*DIMENSIONS, "qavg")) and result.value["grader_failed"] == 1.0
+    assert (
+        all(math.isnan(result.value[d]) for d in (*DIMENSIONS, "qavg"))
+        and result.value["grader_failed"] == 1.0
+    )
     assert result.reason == "grader_failed" and len(result.metadata["judges"]["grader"]["raw"]) == 3
     scores = {s.name: s for s in log.results.scores if s.scorer == "judge"}
     assert scores["qavg"].unscored_samples == 1 and scores["grader_failed"].metrics["mean"].value == 1.0
@@ -107,7 +117,13 @@ def test_a_grader_error_fails_the_sample_once_instead_of_a_nan_success():
     not three wasted calls and a 'successful' run full of NaN."""
     model, calls = grader(RuntimeError("401 invalid api key"))
     task = infill_task("l2", data="demo", domain="sind", n=1, judge=True)
-    [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"), model_roles={"grader": model}, display="none", limit=1)
+    [log] = eval(
+        task,
+        model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"),
+        model_roles={"grader": model},
+        display="none",
+        limit=1,
+    )
     assert log.status == "error" and "401 invalid api key" in log.error.message
     assert len(calls) == 1
 
@@ -133,7 +149,9 @@ def test_panel_keeps_each_judge_and_averages():
 @pytest.mark.heavy
 def test_without_a_grader_the_judge_is_not_run_and_says_how_to_add_it():
     task = infill_task("l2", data="demo", domain="sind", n=1)
-    assert [s for s in task.scorer if "judge" in str(s)] == [] and "inspect score LOG --scorer narrative_infill/judge" in task.metadata["judge"]
+    assert [
+        s for s in task.scorer if "judge" in str(s)
+    ] == [] and "inspect score LOG --scorer narrative_infill/judge" in task.metadata["judge"]
     [log] = eval(task, model=mock_model(lambda m, c: "x"), display="none", limit=1)
     assert "judge" not in log.samples[0].scores and log.status == "success"
 
@@ -147,7 +165,12 @@ def test_forced_judge_without_grader_fails_clearly_instead_of_grading_with_the_m
 
 @pytest.mark.heavy
 def test_rescoring_a_log_with_the_judge_later():
-    [log] = eval(infill_task("l2", data="demo", domain="sind", n=1), model=mock_model(lambda m, c: "They laughed."), display="none", limit=1)
+    [log] = eval(
+        infill_task("l2", data="demo", domain="sind", n=1),
+        model=mock_model(lambda m, c: "They laughed."),
+        display="none",
+        limit=1,
+    )
     model, _ = grader(VALID)
     rescored = score(log, judge(), model_roles={"grader": model}, action="append")
     assert rescored.samples[0].scores["judge"].value["qavg"] == 3.8
@@ -168,31 +191,44 @@ def test_probability_weighted_scores_from_top_logprobs():
         output.choices[0].logprobs = Logprobs(content=tokens)
         return output
 
-    [log] = eval(infill_task("l2", data="demo", domain="sind", n=1), model=mock_model(lambda m, c: "x"), display="none", limit=1)
+    [log] = eval(
+        infill_task("l2", data="demo", domain="sind", n=1),
+        model=mock_model(lambda m, c: "x"),
+        display="none",
+        limit=1,
+    )
     weighted_grader = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
-    rescored = score(log, judge(probability_weighted=True), model_roles={"grader": weighted_grader}, action="append")
+    rescored = score(
+        log, judge(probability_weighted=True), model_roles={"grader": weighted_grader}, action="append"
+    )
     result = rescored.samples[0].scores["judge"]
     assert result.value["fluency"] == pytest.approx(0.75 * 4 + 0.25 * 1)
     assert result.value["narrative_consistency"] == pytest.approx(0.75 * 5 + 0.25 * 1)
     assert result.metadata["judges"]["grader"]["scores"]["fluency"] == 4  # the sampled integer is kept too
 
     plain_grader, _ = grader(VALID, name="plain")  # no logprobs: falls back to the integers, and says so
-    fallback = score(log, judge(probability_weighted=True), model_roles={"grader": plain_grader}, action="overwrite")
+    fallback = score(
+        log, judge(probability_weighted=True), model_roles={"grader": plain_grader}, action="overwrite"
+    )
     verdict = fallback.samples[0].scores["judge"].metadata["judges"]["grader"]
     assert verdict["probability_weighting"].startswith("unavailable") and verdict["values"]["fluency"] == 4
 
 
 def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_left_out():
     reference = REFERENCE_MD.read_text(encoding="utf-8")
-    block = reference[reference.index("```yaml\n", reference.index("### 1.1 Exact YAML")) + 8:]
+    block = reference[reference.index("```yaml\n", reference.index("### 1.1 Exact YAML")) + 8 :]
     parts = yaml.safe_load(block[: block.index("```")])["narrative_infilling_evaluation_v4"]
     authors = judge_prompt("authors")
     assert authors.system == f"{parts['system']}\n\n{parts['evaluation_procedure']}\n\n{parts['rubric']}"
     assert "missing bridging.\n\n\nSTEP 1" in authors.system  # three newlines, as REFERENCE §1.2 says
-    assert authors.user("S ______ T", "C") == parts["user"].format(story_with_blank="S ______ T", candidate_infill="C")
+    assert authors.user("S ______ T", "C") == parts["user"].format(
+        story_with_blank="S ______ T", candidate_infill="C"
+    )
     assert "Apply these penalties" not in authors.system
     paper = judge_prompt("paper")
-    assert parts["automatic_penalties"] in paper.system and '"____"' not in paper.system + paper.user("x", "y")
+    assert parts["automatic_penalties"] in paper.system and '"____"' not in paper.system + paper.user(
+        "x", "y"
+    )
     assert "How effectively the completion fills the narrative gap without being generic." in paper.system
 
 
@@ -240,7 +276,9 @@ def openai_compatible_server():
     ],
     ids=["schema-honoured", "llama-cpp-grammar", "schema-ignored"],
 )
-def test_each_provider_is_told_the_reply_shape_its_own_way(openai_compatible_server, grader_name, model_args, path):
+def test_each_provider_is_told_the_reply_shape_its_own_way(
+    openai_compatible_server, grader_name, model_args, path
+):
     url, requests, _ = openai_compatible_server
     model = get_model(grader_name, base_url=url, memoize=False, **model_args)
     _, result = run({"grader": model})
@@ -250,22 +288,39 @@ def test_each_provider_is_told_the_reply_shape_its_own_way(openai_compatible_ser
     if path == "schema":
         assert shape["type"] == "json_schema" and shape["json_schema"]["strict"] is True
         schema = shape["json_schema"]["schema"]
-    elif path == "grammar":  # llama-cpp-python's server answers 500 to json_schema, builds a grammar from this
+    elif (
+        path == "grammar"
+    ):  # llama-cpp-python's server answers 500 to json_schema, builds a grammar from this
         assert shape["type"] == "json_object"
         schema = shape["schema"]
     else:
         assert shape is None
         return
-    assert schema["required"] == ["Fluency", "Context_Faithfulness", "Bidirectional_Coherence", "Narrative_Consistency", "Informativeness"]
+    assert schema["required"] == [
+        "Fluency",
+        "Context_Faithfulness",
+        "Bidirectional_Coherence",
+        "Narrative_Consistency",
+        "Informativeness",
+    ]
     assert schema["additionalProperties"] is False
-    assert all(p == {"type": "integer", "enum": [1, 2, 3, 4, 5]} for p in schema["properties"].values())  # no min/max
+    assert all(
+        p == {"type": "integer", "enum": [1, 2, 3, 4, 5]} for p in schema["properties"].values()
+    )  # no min/max
 
 
 @pytest.mark.heavy
 def test_a_reply_cut_at_the_token_limit_is_a_failed_attempt(openai_compatible_server):
     url, requests, replies = openai_compatible_server
-    replies.append(('{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3', "length"))
-    _, result = run({"grader": get_model("llama-cpp-python/smollm2", base_url=url, api_key="local", memoize=False)})
+    replies.append(
+        (
+            '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3',
+            "length",
+        )
+    )
+    _, result = run(
+        {"grader": get_model("llama-cpp-python/smollm2", base_url=url, api_key="local", memoize=False)}
+    )
     verdict = result.metadata["judges"]["grader"]
     assert verdict["attempts"] == 2 and result.value["qavg"] == 3.8 and len(requests) == 2
     assert "cut off at the token limit" in requests[1]["messages"][-1]["content"]
@@ -275,7 +330,13 @@ def test_a_reply_cut_at_the_token_limit_is_a_failed_attempt(openai_compatible_se
 def test_structured_on_refuses_a_grader_that_cannot_be_constrained():
     model, calls = grader(VALID)
     task = infill_task("l2", data="demo", domain="sind", n=1, judge=True, judge_structured="on")
-    [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"), model_roles={"grader": model}, display="none", limit=1)
+    [log] = eval(
+        task,
+        model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"),
+        model_roles={"grader": model},
+        display="none",
+        limit=1,
+    )
     assert log.status == "error" and "cannot be told the reply's shape" in log.error.message and not calls
 
 
@@ -293,7 +354,9 @@ def test_the_batch_recipe_reaches_the_grader():
         seen.append(config.batch)
         return mock_output(VALID)
 
-    batched = get_model("mockllm/model", config=GenerateConfig(batch=True), custom_outputs=outputs, memoize=False)
+    batched = get_model(
+        "mockllm/model", config=GenerateConfig(batch=True), custom_outputs=outputs, memoize=False
+    )
     _, result = run({"grader": batched})
     assert seen == [True] and result.value["qavg"] == 3.8
 
@@ -311,12 +374,21 @@ def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path
     from narrative_infill.tasks.judge_check import judge_check, summarize
 
     sharp = get_model("mockllm/sharp", custom_outputs=_sharp_grader, memoize=False)
-    [log] = eval(judge_check(instances=3), model_roles={"grader": sharp}, display="none", log_dir=str(tmp_path))
+    [log] = eval(
+        judge_check(instances=3), model_roles={"grader": sharp}, display="none", log_dir=str(tmp_path)
+    )
     assert log.status == "success" and len(log.samples) == 6
     assert {s.metadata["baseline"] for s in log.samples} == {"gold", "empty"}
-    assert all(s.scores["judge"].answer == (s.target if s.metadata["baseline"] == "gold" else "") for s in log.samples)
+    assert all(
+        s.scores["judge"].answer == (s.target if s.metadata["baseline"] == "gold" else "")
+        for s in log.samples
+    )
     figures = summarize(log)
-    assert figures["qavg_gold"] == pytest.approx(3.8) and figures["qavg_empty"] == 1.0 and figures["gap"] == pytest.approx(2.8)
+    assert (
+        figures["qavg_gold"] == pytest.approx(3.8)
+        and figures["qavg_empty"] == 1.0
+        and figures["gap"] == pytest.approx(2.8)
+    )
     monkeypatch.setattr(cli_util, "parse_model_role_cli_args", lambda roles: {"grader": sharp})
     assert main(["judge-check", "--model-role", "grader=sharp", "-n", "2", "--log-dir", str(tmp_path)]) == 0
     assert "gap    2.80" in capsys.readouterr().out

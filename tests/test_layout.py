@@ -40,7 +40,11 @@ def _imported_rooms(path: Path) -> set[str]:
             if node.level:
                 base = list(package_parts[: len(package_parts) - (node.level - 1)])
                 target = base + (node.module.split(".") if node.module else [])
-                names = [] if node.module else [alias.name for alias in node.names if not alias.name.startswith("__")]
+                names = (
+                    []
+                    if node.module
+                    else [alias.name for alias in node.names if not alias.name.startswith("__")]
+                )
                 rooms.update([target[0]] if target else names)
             elif node.module and node.module.startswith("narrative_infill."):
                 rooms.add(node.module.split(".")[1])
@@ -55,7 +59,9 @@ def test_imports_flow_one_way(path):
     if room in {"_registry", "cli", "__init__"}:
         return  # the entry points sit above every room
     foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
-    assert foreign <= ALLOWED[room], f"{path.relative_to(PACKAGE)} ({room}) imports {sorted(foreign - ALLOWED[room])}"
+    assert foreign <= ALLOWED[room], (
+        f"{path.relative_to(PACKAGE)} ({room}) imports {sorted(foreign - ALLOWED[room])}"
+    )
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -102,9 +102,15 @@ def test_local_model_as_grader_keeps_to_the_reply_grammar(monkeypatch, tmp_path)
         assert ("failed" in judgement) == (verdict.value["grader_failed"] == 1.0)
         if "failed" not in judgement:
             assert 1 <= verdict.value["qavg"] <= 5
-    [rate] = [s.metrics["mean"].value for s in log.results.scores if s.scorer == "judge" and s.name == "grader_failed"]
+    [rate] = [
+        s.metrics["mean"].value
+        for s in log.results.scores
+        if s.scorer == "judge" and s.name == "grader_failed"
+    ]
     assert len(failed) == 24 and rate == sum(failed) / len(failed) <= 0.05
-    print(f"SmolLM2 grader: unscored {rate:.2f} over {len(failed)} samples, {sum(tokens) / len(tokens):.0f} grader tokens per sample")
+    print(
+        f"SmolLM2 grader: unscored {rate:.2f} over {len(failed)} samples, {sum(tokens) / len(tokens):.0f} grader tokens per sample"
+    )
 
 
 @pytest.mark.local_server
@@ -116,7 +122,9 @@ def test_judge_check_runs_offline_and_flags_the_tiny_local_grader(tmp_path):
          "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=600, env=os.environ.copy(),
     )  # fmt: skip
-    assert "gold   QAvg" in result.stdout and "unscored 0%" in result.stdout, result.stdout + result.stderr[-2000:]
+    assert "gold   QAvg" in result.stdout and "unscored 0%" in result.stdout, (
+        result.stdout + result.stderr[-2000:]
+    )
     # A 135M model scores the gold span and nothing alike: flagged, exit 1.
     assert result.returncode == 1 and "FLAGGED" in result.stdout
 
@@ -129,8 +137,22 @@ def test_serve_command_runs_a_command_against_the_server_then_stops_it():
         "print(urllib.request.urlopen(os.environ['LLAMA_CPP_PYTHON_BASE_URL'] + '/models', timeout=5).status)"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "narrative_infill.cli", "serve", "--port", str(port), "--", sys.executable, "-c", probe],
-        capture_output=True, text=True, timeout=300, env=os.environ.copy(),
+        [
+            sys.executable,
+            "-m",
+            "narrative_infill.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--",
+            sys.executable,
+            "-c",
+            probe,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ.copy(),
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("200")

@@ -11,7 +11,9 @@ from narrative_infill.scorers.metrics.cache import EmbeddingCache
 
 def vectors(text: str) -> tuple[np.ndarray, np.ndarray]:
     seed = sum(map(ord, text))
-    return np.random.default_rng(seed).random((len(text), 8), dtype=np.float32), np.ones(len(text), dtype=np.float32)
+    return np.random.default_rng(seed).random((len(text), 8), dtype=np.float32), np.ones(
+        len(text), dtype=np.float32
+    )
 
 
 def test_lookup_computes_only_the_misses_and_counts_hits():
@@ -64,5 +66,8 @@ def test_concurrent_writers_never_expose_a_partial_entry(tmp_path):
     for writer in writers:
         writer.join(timeout=60)
         assert writer.exitcode == 0
-    assert all(np.array_equal(EmbeddingCache("shared", tmp_path).get(f"gold {i}")[0], vectors(f"gold {i}")[0]) for i in range(40))
+    assert all(
+        np.array_equal(EmbeddingCache("shared", tmp_path).get(f"gold {i}")[0], vectors(f"gold {i}")[0])
+        for i in range(40)
+    )
     assert not list(tmp_path.rglob("*.partial"))

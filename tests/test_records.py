@@ -32,27 +32,27 @@ def authors_position(problem: str, unit_idx: int) -> str | None:
 #: The 21 ROCStories and SIND rows of the shared sample, labelled by the authors' rule.
 #: (The rule of earlier releases, T = sentences - n + 1, called the five "*" rows opening.)
 ROC_SIND_POSITIONS = {
-    'rocstories-28-n3-i1': 'opening',
-    'rocstories-988-n3-i1': 'opening',
-    'rocstories-749-n3-i1': 'opening',
-    'rocstories-448-n2-i2': 'middle',  # *
-    'rocstories-881-n1-i2': 'opening',
-    'rocstories-795-n1-i2': 'opening',
-    'rocstories-312-n3-i1': 'opening',
-    'rocstories-227-n3-i1': 'opening',
-    'rocstories-176-n3-i1': 'opening',
-    'sind-257-n2-i1': 'opening',
-    'sind-347-n2-i1': 'opening',
-    'sind-143-n1-i3': 'middle',
-    'rocstories-569-n1-i3': 'middle',
-    'rocstories-359-n1-i2': 'opening',
-    'sind-546-n1-i2': 'opening',
-    'sind-486-n2-i2': 'middle',  # *
-    'sind-75-n2-i2': 'middle',  # *
-    'rocstories-117-n2-i1': 'opening',
-    'rocstories-426-n2-i2': 'middle',  # *
-    'sind-961-n1-i3': 'middle',
-    'sind-901-n2-i2': 'middle',  # *
+    "rocstories-28-n3-i1": "opening",
+    "rocstories-988-n3-i1": "opening",
+    "rocstories-749-n3-i1": "opening",
+    "rocstories-448-n2-i2": "middle",  # *
+    "rocstories-881-n1-i2": "opening",
+    "rocstories-795-n1-i2": "opening",
+    "rocstories-312-n3-i1": "opening",
+    "rocstories-227-n3-i1": "opening",
+    "rocstories-176-n3-i1": "opening",
+    "sind-257-n2-i1": "opening",
+    "sind-347-n2-i1": "opening",
+    "sind-143-n1-i3": "middle",
+    "rocstories-569-n1-i3": "middle",
+    "rocstories-359-n1-i2": "opening",
+    "sind-546-n1-i2": "opening",
+    "sind-486-n2-i2": "middle",  # *
+    "sind-75-n2-i2": "middle",  # *
+    "rocstories-117-n2-i1": "opening",
+    "rocstories-426-n2-i2": "middle",  # *
+    "sind-961-n1-i3": "middle",
+    "sind-901-n2-i2": "middle",  # *
 }
 
 
@@ -65,7 +65,9 @@ def test_positions_of_the_shared_rows_are_the_authors():
             assert instance.position == expected, instance.sample_id
             compared += 1
     assert compared == len(instances) == 61  # no shared row falls outside the authors' range
-    assert {i.sample_id: i.position for i in instances if i.domain in ("rocstories", "sind")} == ROC_SIND_POSITIONS
+    assert {
+        i.sample_id: i.position for i in instances if i.domain in ("rocstories", "sind")
+    } == ROC_SIND_POSITIONS
 
 
 @pytest.mark.parametrize(
@@ -87,4 +89,6 @@ def test_position_follows_the_authors_tercile_rule(problem, unit_idx, expected):
 def test_the_blank_merges_into_its_neighbouring_sentence():
     assert problem_sentence_count("Tom woke up. ______ He ate. He left.") == 3
     assert problem_sentence_count("Tom woke up. He ate. ______") == 3
-    assert problem_sentence_count("Mr. Smith said 3.5 was fine. ______ Then.") == 3  # the authors' regex, quirks included
+    assert (
+        problem_sentence_count("Mr. Smith said 3.5 was fine. ______ Then.") == 3
+    )  # the authors' regex, quirks included

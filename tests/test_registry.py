@@ -24,7 +24,13 @@ def test_task_resolves_from_installed_package(name):
 
 def test_tasks_accept_documented_options():
     task = registry_create(
-        "task", "narrative_infill/l3", data="demo", domain="sind", n=3, variant="code1", system_role=True,
+        "task",
+        "narrative_infill/l3",
+        data="demo",
+        domain="sind",
+        n=3,
+        variant="code1",
+        system_role=True,
         max_tokens_factor=3.0,
     )
     assert [s.id for s in task.dataset] == ["sind-1-n3-i2", "sind-2-n3-i1"]

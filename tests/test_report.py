@@ -17,14 +17,24 @@ from helpers import mock_model, mock_output
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
-ANSWERS = {"alpha": "They all went fishing at dawn.", "beta": "Everyone swam in the cold lake.", "gamma": "Nothing."}
+ANSWERS = {
+    "alpha": "They all went fishing at dawn.",
+    "beta": "Everyone swam in the cold lake.",
+    "gamma": "Nothing.",
+}
 GRADES = {"fishing": (5, 5, 5, 5, 4), "swam": (3, 3, 4, 3, 3), "Nothing": (1, 2, 1, 1, 2)}
 
 
 def grade(messages, tools, tool_choice, config):
     candidate = messages[-1].text.split("CANDIDATE INFILL:")[1]
     scores = next(values for word, values in GRADES.items() if word in candidate)
-    keys = ("Fluency", "Context_Faithfulness", "Bidirectional_Coherence", "Narrative_Consistency", "Informativeness")
+    keys = (
+        "Fluency",
+        "Context_Faithfulness",
+        "Bidirectional_Coherence",
+        "Narrative_Consistency",
+        "Informativeness",
+    )
     return mock_output("{" + ", ".join(f'"{k}": {v}' for k, v in zip(keys, scores)) + "}")
 
 
@@ -33,7 +43,11 @@ def log_dir(tmp_path_factory):
     directory = tmp_path_factory.mktemp("report-logs")
     grader = get_model("mockllm/grader", custom_outputs=grade, memoize=False)
     for name, answer in ANSWERS.items():
-        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+        model = get_model(
+            f"mockllm/{name}",
+            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
+            memoize=False,
+        )
         for template in ("l1", "l2", "cot"):
             eval(infill_task(template, data="demo", domain="sind", backbone="minilm", judge=True), model=model,
                  model_roles={"grader": grader}, log_dir=str(directory), display="none")  # fmt: skip
@@ -66,9 +80,16 @@ def test_table3_model_by_level_matches_hand_means(log_dir, report_dir):
     for model in ("mockllm/alpha", "mockllm/beta", "mockllm/gamma"):
         for level in ("l1", "l2"):
             cell = [r for r in rows if r["model"] == model and r["setting"] == level]
-            assert table.loc[model, ("AtAvg", level)] == pytest.approx(fmean(r["atavg"] for r in cell), abs=1e-9)
-            assert table.loc[model, ("QAvg", level)] == pytest.approx(fmean(r["qavg"] for r in cell), abs=1e-9)
-    overall = fmean(fmean(r["qavg"] for r in rows if r["model"] == m and r["setting"] == "l1") for m in {r["model"] for r in rows})
+            assert table.loc[model, ("AtAvg", level)] == pytest.approx(
+                fmean(r["atavg"] for r in cell), abs=1e-9
+            )
+            assert table.loc[model, ("QAvg", level)] == pytest.approx(
+                fmean(r["qavg"] for r in cell), abs=1e-9
+            )
+    overall = fmean(
+        fmean(r["qavg"] for r in rows if r["model"] == m and r["setting"] == "l1")
+        for m in {r["model"] for r in rows}
+    )
     assert table.loc["Overall", ("QAvg", "l1")] == pytest.approx(overall)
     assert "l0" not in table.columns.get_level_values(1)
 
@@ -116,7 +137,11 @@ def test_sample_level_tau_keeps_settings_apart(tmp_path):
 
     grader = get_model("mockllm/grader", custom_outputs=grade, memoize=False)
     for (name, setting), answer in SETTING_ANSWERS.items():
-        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+        model = get_model(
+            f"mockllm/{name}",
+            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
+            memoize=False,
+        )
         eval(infill_task(setting, data="demo", domain="sind", n=1, backbone="minilm", judge=True), model=model,
              model_roles={"grader": grader}, log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
@@ -127,7 +152,9 @@ def test_sample_level_tau_keeps_settings_apart(tmp_path):
             pair = (sample.scores["metrics"].value["chrf"], sample.scores["judge"].value["qavg"])
             per_setting.setdefault((log.eval.metadata["template"], sample.id), []).append(pair)
             pooled.setdefault(sample.input, []).append(pair)  # what earlier releases did
-    expected = fmean(t for t in (kendalltau(*zip(*p)).statistic for p in per_setting.values()) if not math.isnan(t))
+    expected = fmean(
+        t for t in (kendalltau(*zip(*p)).statistic for p in per_setting.values()) if not math.isnan(t)
+    )
     wrong = fmean(t for t in (kendalltau(*zip(*p)).statistic for p in pooled.values()) if not math.isnan(t))
     kendall = pd.read_csv(tmp_path / "out" / "table4_kendall.csv", index_col=[0, 1])
     assert kendall.loc[("chrf", "qavg"), "sample_tau"] == pytest.approx(expected)
@@ -137,8 +164,16 @@ def test_sample_level_tau_keeps_settings_apart(tmp_path):
         means = {}
         for (name, s), _ in SETTING_ANSWERS.items():
             if s == setting:
-                [log] = [read_eval_log(str(p)) for p in (tmp_path / "logs").glob("*.eval") if read_eval_log(str(p), header_only=True).eval.model == f"mockllm/{name}" and read_eval_log(str(p), header_only=True).eval.metadata["template"] == setting]
-                means[name] = (fmean(x.scores["metrics"].value["chrf"] for x in log.samples), fmean(x.scores["judge"].value["qavg"] for x in log.samples))
+                [log] = [
+                    read_eval_log(str(p))
+                    for p in (tmp_path / "logs").glob("*.eval")
+                    if read_eval_log(str(p), header_only=True).eval.model == f"mockllm/{name}"
+                    and read_eval_log(str(p), header_only=True).eval.metadata["template"] == setting
+                ]
+                means[name] = (
+                    fmean(x.scores["metrics"].value["chrf"] for x in log.samples),
+                    fmean(x.scores["judge"].value["qavg"] for x in log.samples),
+                )
         system = kendalltau(*zip(*means.values())).statistic
         assert by_setting.loc[(setting, "chrf", "qavg"), "system_tau"] == pytest.approx(system)
 
@@ -148,8 +183,16 @@ def test_seed_robustness_and_judge_panel_tables(tmp_path):
              "grader2": get_model("mockllm/judge-b", custom_outputs=lambda *a: mock_output(
                  '{"Fluency": 2, "Context_Faithfulness": 2, "Bidirectional_Coherence": 2, "Narrative_Consistency": 2, "Informativeness": 2}'),
                  memoize=False)}  # fmt: skip
-    answers = iter([f"<ANSWER>{a}</ANSWER>" for a in ["They all went fishing at dawn.", "Nothing."] * 6 + ["Everyone swam in the cold lake."] * 12])
-    task = infill_task("l2", data="demo", domain="sind", backbone="minilm", judge=True, judge_roles=["grader", "grader2"])
+    answers = iter(
+        [
+            f"<ANSWER>{a}</ANSWER>"
+            for a in ["They all went fishing at dawn.", "Nothing."] * 6
+            + ["Everyone swam in the cold lake."] * 12
+        ]
+    )
+    task = infill_task(
+        "l2", data="demo", domain="sind", backbone="minilm", judge=True, judge_roles=["grader", "grader2"]
+    )
     [log] = eval(task, model=mock_model(lambda m, c: next(answers)), model_roles=panel, epochs=2,
                  log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
@@ -163,15 +206,26 @@ def test_seed_robustness_and_judge_panel_tables(tmp_path):
     assert row["QAvg_sd"] == pytest.approx(pd.Series(epoch_means).std())
     t14 = pd.read_csv(tmp_path / "out" / "table14_judge_sensitivity.csv", index_col=[0, 1])
     assert t14.iloc[0]["qavg_grader2"] == pytest.approx(2.0)
-    assert t14.iloc[0]["qavg_grader"] == pytest.approx(fmean(s.scores["judge"].value["qavg_grader"] for s in log.samples))
+    assert t14.iloc[0]["qavg_grader"] == pytest.approx(
+        fmean(s.scores["judge"].value["qavg_grader"] for s in log.samples)
+    )
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda rows: rows[1].update(fluency=3.5), "row 2: 'fluency' must be an integer from 1 to 5, got 3.5"),
-        (lambda rows: rows[0].update(informativeness=6), "row 1: 'informativeness' must be an integer from 1 to 5, got 6"),
-        (lambda rows: rows.append(dict(rows[0])), "row 3: a second rating of the same sample by the same annotator"),
+        (
+            lambda rows: rows[1].update(fluency=3.5),
+            "row 2: 'fluency' must be an integer from 1 to 5, got 3.5",
+        ),
+        (
+            lambda rows: rows[0].update(informativeness=6),
+            "row 1: 'informativeness' must be an integer from 1 to 5, got 6",
+        ),
+        (
+            lambda rows: rows.append(dict(rows[0])),
+            "row 3: a second rating of the same sample by the same annotator",
+        ),
         (lambda rows: [row.pop("annotator") for row in rows], "missing column(s) annotator"),
     ],
 )
@@ -179,13 +233,18 @@ def test_bad_human_ratings_are_refused_with_their_row(log_dir, tmp_path, capsys,
     rows = [{"sample_id": "s1", "annotator": a, **{d: 3 for d in DIMENSIONS}} for a in ("A1", "A2")]
     edit(rows)
     pd.DataFrame(rows).to_csv(tmp_path / "human.csv", index=False)
-    assert main(["report", str(log_dir), "-o", str(tmp_path / "out"), "--human", str(tmp_path / "human.csv")]) == 1
+    assert (
+        main(["report", str(log_dir), "-o", str(tmp_path / "out"), "--human", str(tmp_path / "human.csv")])
+        == 1
+    )
     assert message in capsys.readouterr().err
 
 
 def _small_run(log_dir, respond, name="model", **eval_args):
     task = infill_task("l2", data="demo", domain="sind", backbone="minilm")
-    model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g: mock_output(respond(m)), memoize=False)
+    model = get_model(
+        f"mockllm/{name}", custom_outputs=lambda m, t, c, g: mock_output(respond(m)), memoize=False
+    )
     return eval(task, model=model, log_dir=str(log_dir), display="none", **eval_args)[0]
 
 
@@ -206,7 +265,11 @@ def test_a_retried_run_counts_once_and_its_error_log_is_set_aside(tmp_path):
 
 def test_an_unfinished_run_is_listed_as_absent_with_its_counts(tmp_path):
     _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="done")
-    _small_run(tmp_path / "logs", lambda m: (_ for _ in ()).throw(RuntimeError("down")) if "museum" in m[-1].text else "x", name="broken")
+    _small_run(
+        tmp_path / "logs",
+        lambda m: (_ for _ in ()).throw(RuntimeError("down")) if "museum" in m[-1].text else "x",
+        name="broken",
+    )
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
     assert "mockllm/broken**: no successful log (1 log(s), the latest error:" in text and "eval-retry" in text
@@ -243,6 +306,10 @@ def test_runs_with_different_metric_signatures_are_refused_and_the_old_report_ke
     write_eval_log(other, other.location)
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert "2 different metric signatures" in err and "roberta-large" in err and other.location.split("/")[-1] in err
+    assert (
+        "2 different metric signatures" in err
+        and "roberta-large" in err
+        and other.location.split("/")[-1] in err
+    )
     assert (tmp_path / "out" / "report.md").read_text() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []  # no partial folder left

@@ -67,7 +67,9 @@ def test_a_killed_server_ends_the_run_with_errors_and_eval_retry_completes_it_on
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         wait_for(lambda: started_samples(log_dir) >= 3, 180, "a few samples to finish")
         server._process.kill()  # the fault: the model server dies mid-run
-        run.wait(timeout=300)  # ends, does not hang (inspect eval exits 0 even when the log records the error)
+        run.wait(
+            timeout=300
+        )  # ends, does not hang (inspect eval exits 0 even when the log records the error)
         [failed] = logs(log_dir)
         interrupted = read_eval_log(str(failed))  # readable
         done = [s for s in interrupted.samples if not s.error]
@@ -96,7 +98,9 @@ def _serve(port: int, *command: str, env: dict, ignore_sigint: bool = False) -> 
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("ignore_sigint", [False, True], ids=["foreground", "started-by-a-shell-in-the-background"])
+@pytest.mark.parametrize(
+    "ignore_sigint", [False, True], ids=["foreground", "started-by-a-shell-in-the-background"]
+)
 def test_sigterm_to_serve_leaves_a_readable_log_and_no_server(tmp_path, ignore_sigint):
     """A shell's background job starts with SIGINT ignored; Inspect must still get its SIGINT."""
     log_dir, port = tmp_path / "logs", free_port()
@@ -111,7 +115,10 @@ def test_sigterm_to_serve_leaves_a_readable_log_and_no_server(tmp_path, ignore_s
     finished = [s for s in log.samples if not s.error and s.scores]
     assert len(finished) >= 2 and all("atavg" in s.scores["metrics"].value for s in finished)
     assert not port_in_use(port)
-    assert subprocess.run(["pgrep", "-f", f"llama_cpp.server.*--port {port}"], capture_output=True).returncode == 1  # no server left
+    assert (
+        subprocess.run(["pgrep", "-f", f"llama_cpp.server.*--port {port}"], capture_output=True).returncode
+        == 1
+    )  # no server left
 
 
 def test_an_interrupted_eval_set_rerun_does_only_what_is_missing(tmp_path):
@@ -120,7 +127,9 @@ def test_an_interrupted_eval_set_rerun_does_only_what_is_missing(tmp_path):
                "--log-dir", str(log_dir), "--max-tasks", "1", "--log-buffer", "1"]  # fmt: skip
 
     def finished() -> list[Path]:
-        return [path for path in logs(log_dir) if read_eval_log(str(path), header_only=True).status == "success"]
+        return [
+            path for path in logs(log_dir) if read_eval_log(str(path), header_only=True).status == "success"
+        ]
 
     serving = _serve(port, *command, env=dict(os.environ))
     wait_for(lambda: len(logs(log_dir)) >= 1 and bool(finished()), 300, "the first task to finish")

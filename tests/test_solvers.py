@@ -66,8 +66,12 @@ def test_the_users_max_tokens_always_wins(template):
     """--max-tokens (the eval's config) and the model's own config beat the task's cap rule."""
     seen, log = _configs_by_problem(infill_task(template, data="demo", n=1), max_tokens=4000)
     assert {c.max_tokens for c in seen.values()} == {4000}
-    assert {(s.metadata["max_tokens"], s.metadata["max_tokens_rule"]) for s in log.samples} == {(4000, "user")}
-    seen, _ = _configs_by_problem(infill_task(template, data="demo", n=1), model_args={"config": GenerateConfig(max_tokens=321)})
+    assert {(s.metadata["max_tokens"], s.metadata["max_tokens_rule"]) for s in log.samples} == {
+        (4000, "user")
+    }
+    seen, _ = _configs_by_problem(
+        infill_task(template, data="demo", n=1), model_args={"config": GenerateConfig(max_tokens=321)}
+    )
     assert {c.max_tokens for c in seen.values()} == {321}
 
 

@@ -29,7 +29,11 @@ def logs(tmp_path_factory):
     root = tmp_path_factory.mktemp("logs")
     grader = get_model("mockllm/grader", custom_outputs=lambda m, t, c, g: mock_output(VALID), memoize=False)
     for name, answer in ANSWERS.items():
-        model = get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"), memoize=False)
+        model = get_model(
+            f"mockllm/{name}",
+            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
+            memoize=False,
+        )
         for setting in ("l1", "l2"):
             eval(infill_task(setting, data="demo", backbone="minilm", judge=True), model=model, model_roles={"grader": grader},
                  log_dir=str(root / name), display="none")  # fmt: skip
@@ -40,7 +44,21 @@ def logs(tmp_path_factory):
 def submissions(logs, tmp_path_factory):
     folder = tmp_path_factory.mktemp("submissions")
     for name in ANSWERS:
-        assert main(["submit", str(logs / name), "-o", str(folder / f"{name}.json"), "--track", "demo", "--submitter", "tests"]) == 0
+        assert (
+            main(
+                [
+                    "submit",
+                    str(logs / name),
+                    "-o",
+                    str(folder / f"{name}.json"),
+                    "--track",
+                    "demo",
+                    "--submitter",
+                    "tests",
+                ]
+            )
+            == 0
+        )
     return folder
 
 
@@ -48,11 +66,16 @@ def test_submit_writes_a_canonical_self_hashed_file(submissions):
     document = json.loads((submissions / "alpha.json").read_text())
     assert document["sha256"] == content_hash(document) and document["track"] == "demo"
     assert set(document["settings"]) == {"l1", "l2"} and document["settings"]["l2"]["n"] == 24
-    assert document["settings"]["l2"]["qavg"]["mean"] == pytest.approx(3.8) and document["settings"]["l2"]["high"] == 0.0
+    assert (
+        document["settings"]["l2"]["qavg"]["mean"] == pytest.approx(3.8)
+        and document["settings"]["l2"]["high"] == 0.0
+    )
     provenance = document["provenance"]
     assert provenance["dataset"]["source"] == "demo" and provenance["task_versions"] == ["1"]
     assert len(provenance["logs"]) == 2 and all(len(entry["sha256"]) == 64 for entry in provenance["logs"])
-    assert provenance["judges"] == ["grader=mockllm/grader"] and "MiniLM" in provenance["metrics_signatures"][0]
+    assert (
+        provenance["judges"] == ["grader=mockllm/grader"] and "MiniLM" in provenance["metrics_signatures"][0]
+    )
 
 
 def test_verify_recomputes_every_claim_from_the_logs(submissions, logs, capsys):
@@ -76,15 +99,44 @@ def _tampered(submissions, tmp_path, edit, rehash=True):
 @pytest.mark.parametrize(
     ("edit", "rehash", "message"),
     [
-        (lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9), False, "the content does not match its hash"),
-        (lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9), True, "settings.l2.atavg.mean: claimed 0.9, its own samples give"),
-        (lambda d: [row.__setitem__(2, 0.9) for row in d["samples"]["l2"]] and d["settings"]["l2"]["atavg"].update(mean=0.9), True,
-         "settings.l2.atavg.mean: claimed 0.9, the data gives"),
-        (lambda d: d["model"].update(id="mockllm/someone-else"), True, "model: the logs are of ['mockllm/alpha']"),
-        (lambda d: d["provenance"].update(samples_digest="0" * 64), True, "samples_digest: the logs' answers and scores differ"),
+        (
+            lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9),
+            False,
+            "the content does not match its hash",
+        ),
+        (
+            lambda d: d["settings"]["l2"]["atavg"].update(mean=0.9),
+            True,
+            "settings.l2.atavg.mean: claimed 0.9, its own samples give",
+        ),
+        (
+            lambda d: (
+                [row.__setitem__(2, 0.9) for row in d["samples"]["l2"]]
+                and d["settings"]["l2"]["atavg"].update(mean=0.9)
+            ),
+            True,
+            "settings.l2.atavg.mean: claimed 0.9, the data gives",
+        ),
+        (
+            lambda d: d["model"].update(id="mockllm/someone-else"),
+            True,
+            "model: the logs are of ['mockllm/alpha']",
+        ),
+        (
+            lambda d: d["provenance"].update(samples_digest="0" * 64),
+            True,
+            "samples_digest: the logs' answers and scores differ",
+        ),
         (lambda d: d.update(track="olympics"), True, "track must be one of full, 10pct, demo"),
     ],
-    ids=["edited-claim", "edited-and-rehashed", "edited-claim-and-samples", "other-model", "digest", "unknown-track"],
+    ids=[
+        "edited-claim",
+        "edited-and-rehashed",
+        "edited-claim-and-samples",
+        "other-model",
+        "digest",
+        "unknown-track",
+    ],
 )
 def test_verify_names_each_tampering(submissions, logs, tmp_path, capsys, edit, rehash, message):
     path = _tampered(submissions, tmp_path, edit, rehash)
@@ -101,10 +153,16 @@ def test_verify_names_a_missing_or_changed_log(submissions, logs, tmp_path, caps
         archive.writestr("extra.txt", "edited")
     assert main(["verify", str(submissions / "alpha.json"), "--logs", str(copy)]) == 1
     out = capsys.readouterr().out
-    assert f"log {first.name} (setting" in out and "is missing from" in out and f"log {second.name} has changed since submission" in out
+    assert (
+        f"log {first.name} (setting" in out
+        and "is missing from" in out
+        and f"log {second.name} has changed since submission" in out
+    )
 
 
-@pytest.mark.parametrize("content", ['{"schema_version": 1, "kind": "narr', "[1, 2, 3]"], ids=["truncated", "not-an-object"])
+@pytest.mark.parametrize(
+    "content", ['{"schema_version": 1, "kind": "narr', "[1, 2, 3]"], ids=["truncated", "not-an-object"]
+)
 def test_a_broken_file_is_a_clear_error(tmp_path, capsys, content):
     path = tmp_path / "broken.json"
     path.write_text(content)
@@ -121,8 +179,16 @@ def test_bad_submit_input_writes_nothing(logs, tmp_path, capsys):
     assert main(["submit", str(logs / "alpha"), "-o", str(out), "--track", "full"]) == 1
     assert "not the published benchmark" in capsys.readouterr().err
     limited = tmp_path / "limited"
-    model = get_model("mockllm/alpha", custom_outputs=lambda m, t, c, g: mock_output("<ANSWER>x.</ANSWER>"), memoize=False)
-    eval(infill_task("l2", data="demo", backbone="minilm"), model=model, limit=3, log_dir=str(limited), display="none")
+    model = get_model(
+        "mockllm/alpha", custom_outputs=lambda m, t, c, g: mock_output("<ANSWER>x.</ANSWER>"), memoize=False
+    )
+    eval(
+        infill_task("l2", data="demo", backbone="minilm"),
+        model=model,
+        limit=3,
+        log_dir=str(limited),
+        display="none",
+    )
     assert main(["submit", str(limited), "-o", str(out), "--track", "demo"]) == 1
     assert "run with --limit/--sample-id" in capsys.readouterr().err
     assert not out.exists()
@@ -156,7 +222,10 @@ def test_leaderboard_files_rank_with_intervals_and_show_baselines(site):
     low, high = rows["mockllm/beta"]["atavg"][1:]
     assert low <= rows["mockllm/beta"]["atavg"][0] <= high
     # Both QAvg intervals are [3.8, 3.8]: they overlap, so neither ranks above the other.
-    assert rows["mockllm/alpha"]["ranked_on"] == "qavg" and rows["mockllm/alpha"]["rank"] == rows["mockllm/beta"]["rank"] == 1
+    assert (
+        rows["mockllm/alpha"]["ranked_on"] == "qavg"
+        and rows["mockllm/alpha"]["rank"] == rows["mockllm/beta"]["rank"] == 1
+    )
     markdown = (site / "leaderboard.md").read_text()
     assert "## Track: demo" in markdown and "verified from logs" in markdown and "file only" in markdown
     html = (site / "index.html").read_text()
@@ -167,14 +236,20 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
     from playwright.sync_api import sync_playwright
 
     data = json.loads((site / "leaderboard.json").read_text())
-    by_l2 = sorted((r for r in data["rows"] if r["settings"].get("l2")), key=lambda r: r["settings"]["l2"]["atavg"], reverse=True)
+    by_l2 = sorted(
+        (r for r in data["rows"] if r["settings"].get("l2")),
+        key=lambda r: r["settings"]["l2"]["atavg"],
+        reverse=True,
+    )
     started = time.monotonic()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])  # fmt: skip
         page = browser.new_page()
         page.goto((site / "index.html").as_uri())
-        models = lambda: page.eval_on_selector_all("table[data-track=demo] tbody tr", "rows => rows.map(r => r.dataset.model)")  # noqa: E731
+        models = lambda: page.eval_on_selector_all(
+            "table[data-track=demo] tbody tr", "rows => rows.map(r => r.dataset.model)"
+        )  # noqa: E731
         before = models()
         page.click("table[data-track=demo] th:text-is('AtAvg l2')")
         descending = models()

@@ -38,7 +38,10 @@ def test_registered_task_runs_and_logs(tmp_path):
     assert all(s.scores["metrics"].answer == "They walked home together." for s in stored.samples)
     frame = samples_df(str(log_dir))
     assert len(frame) == 24
-    assert all(set(json.loads(value)) == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated"} for value in frame["score_metrics"])
+    assert all(
+        set(json.loads(value)) == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated"}
+        for value in frame["score_metrics"]
+    )
     assert set(frame["metadata_position"]) == {"opening", "middle", "closing"}
 
 

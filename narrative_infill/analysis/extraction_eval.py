@@ -57,9 +57,13 @@ def read_labelled(path: Path) -> list[dict]:
     for line_no, row in iter_jsonl(path, LabelledFileError):
         for field in ("response", "problem", "expected"):
             if not isinstance(row.get(field), str):
-                raise LabelledFileError(f"{path}:{line_no}: field {field!r} must be a string, got {row.get(field)!r}")
+                raise LabelledFileError(
+                    f"{path}:{line_no}: field {field!r} must be a string, got {row.get(field)!r}"
+                )
         if row.get("gold_answer") is not None and not isinstance(row["gold_answer"], str):
-            raise LabelledFileError(f"{path}:{line_no}: field 'gold_answer' must be a string, got {row['gold_answer']!r}")
+            raise LabelledFileError(
+                f"{path}:{line_no}: field 'gold_answer' must be a string, got {row['gold_answer']!r}"
+            )
         n = row.get("n")
         if n is not None and not isinstance(n, int):
             raise LabelledFileError(f"{path}:{line_no}: field 'n' must be an integer, got {n!r}")
@@ -129,7 +133,10 @@ def report(judged: list[Judged], errors: bool = False) -> str:
     if not judged:
         return "n=0 (no labelled rows)"
     lines = ["n={n}  PMR={pmr:.3f}  ROUGE-1={rouge1:.3f}  failure={failure:.3f}".format(**summary(judged))]
-    for title, key in (("status", lambda j: j.extraction.status.value), ("model", lambda j: j.model or "(none)")):
+    for title, key in (
+        ("status", lambda j: j.extraction.status.value),
+        ("model", lambda j: j.model or "(none)"),
+    ):
         groups: dict[str, list[Judged]] = defaultdict(list)
         for item in judged:
             groups[key(item)].append(item)
@@ -143,7 +150,9 @@ def report(judged: list[Judged], errors: bool = False) -> str:
             )
     figures = downstream(judged)
     if figures:
-        lines.append("\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per model):")
+        lines.append(
+            "\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per model):"
+        )
         for name, values in figures.items():
             lines.append(
                 f"  {name:<7} models={values['models']}  mean difference={values['mean_difference']:+.4f}  "

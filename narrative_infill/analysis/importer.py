@@ -20,7 +20,14 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, modelapi
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    modelapi,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..data.atomic import atomic_dir
@@ -54,7 +61,14 @@ class ImportedRow:
 class ReplayModel(ModelAPI):
     """Stands in for the model that produced imported outputs; it never generates."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None, config: GenerateConfig = GenerateConfig(), **model_args: Any):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args: Any,
+    ):
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
 
     async def generate(self, input, tools, tool_choice, config):
@@ -69,7 +83,10 @@ def replay_output() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         prompt, response = state.metadata["original_prompt"], state.metadata["original_response"]
-        state.messages = [ChatMessageUser(content=prompt), ChatMessageAssistant(content=response, model=str(state.model))]
+        state.messages = [
+            ChatMessageUser(content=prompt),
+            ChatMessageAssistant(content=response, model=str(state.model)),
+        ]
         state.output = ModelOutput.from_content(model=str(state.model), content=response)
         return state
 
@@ -161,7 +178,9 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
             elif task is None or bad_n:
                 problems.append(f"{file}, row {index}: {variant if task is None else bad_n}")
             elif key in seen:
-                problems.append(f"{file}, row {index}: id {key[2]!r} repeats {seen[key]} (model {key[0]}, task {task})")
+                problems.append(
+                    f"{file}, row {index}: id {key[2]!r} repeats {seen[key]} (model {key[0]}, task {task})"
+                )
             else:
                 seen[key] = f"{file}, row {index}"
                 rows.append(ImportedRow(file, index, task, variant, record))
@@ -176,7 +195,11 @@ def _sample(item: ImportedRow) -> Sample:
     record = item.record
     gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
-    extra = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items() if k not in known}
+    extra = {
+        k: (None if isinstance(v, float) and math.isnan(v) else v)
+        for k, v in record.items()
+        if k not in known
+    }
     n = _integer(record.get("n"))
     metadata = {
         **extra,
@@ -188,7 +211,12 @@ def _sample(item: ImportedRow) -> Sample:
     }
     if n is not None:
         metadata["n"] = n
-    return Sample(id=_sample_id(record, item.origin, item.row), input=_text(record["problem"]), target=gold, metadata=metadata)
+    return Sample(
+        id=_sample_id(record, item.origin, item.row),
+        input=_text(record["problem"]),
+        target=gold,
+        metadata=metadata,
+    )
 
 
 def _groups(rows: list[ImportedRow]) -> dict[tuple[str, str], list[ImportedRow]]:
@@ -253,12 +281,16 @@ def import_generations(
 
     target = Path(log_dir)
     if target.exists() and (not target.is_dir() or any(target.iterdir())) and not overwrite:
-        raise ImportTargetError(f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents")
+        raise ImportTargetError(
+            f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents"
+        )
     groups = _groups(read_generations(files))
     with atomic_dir(target) as folder:
         tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
         logs = inspect_eval(tasks, log_dir=str(folder), display="none", score=False, max_tasks=max_tasks)
-        failed = [f"{log.eval.model} / {log.eval.task}: {log.error}" for log in logs if log.status != "success"]
+        failed = [
+            f"{log.eval.model} / {log.eval.task}: {log.error}" for log in logs if log.status != "success"
+        ]
         if failed:
             raise RuntimeError("import failed for " + "; ".join(failed))
         by_key = {(log.eval.model, log.eval.task): log.location for log in logs}
@@ -266,7 +298,9 @@ def import_generations(
             location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
             log = read_eval_log(location)
             template = log.samples[0]
-            log.samples = [template] + [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]]
+            log.samples = [template] + [
+                _replayed_sample(item, f"replay/{model}", template) for item in items[1:]
+            ]
             log.eval.dataset.samples = len(log.samples)
             log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
             log.results.total_samples = log.results.completed_samples = len(log.samples)
@@ -291,5 +325,7 @@ def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, 
         raise ValueError(f"unknown scorer(s) {unknown}; choose from {sorted(factories)}")
     built = [factories[name]() for name in scorers]
     for location in locations:
-        scored = score(read_eval_log(location), built, action="append", model_roles=model_roles, display="none")
+        scored = score(
+            read_eval_log(location), built, action="append", model_roles=model_roles, display="none"
+        )
         write_eval_log(scored, location)

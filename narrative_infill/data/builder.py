@@ -60,9 +60,17 @@ class BuildReport:
 def candidate_spans(sentence_count: int, policy: str) -> list[tuple[int, int]]:
     """Every (n, start) the policy allows for a narrative of ``sentence_count`` sentences."""
     if policy == "paper-code":
-        return [(n, start) for n in range(1, min(MAX_SPAN, sentence_count - 2) + 1) for start in range(1, sentence_count - n)]
+        return [
+            (n, start)
+            for n in range(1, min(MAX_SPAN, sentence_count - 2) + 1)
+            for start in range(1, sentence_count - n)
+        ]
     if policy == "all-positions":
-        return [(n, start) for n in range(1, min(MAX_SPAN, sentence_count - 1) + 1) for start in range(0, sentence_count - n + 1)]
+        return [
+            (n, start)
+            for n in range(1, min(MAX_SPAN, sentence_count - 1) + 1)
+            for start in range(0, sentence_count - n + 1)
+        ]
     raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
 
 
@@ -83,9 +91,9 @@ def choose_spans(
 
 def mask(sentences: tuple[str, ...] | list[str], n: int, start: int) -> tuple[str, str]:
     """(problem, gold_answer) with sentences[start:start+n] replaced by the blank."""
-    left, right = " ".join(sentences[:start]), " ".join(sentences[start + n:])
+    left, right = " ".join(sentences[:start]), " ".join(sentences[start + n :])
     problem = " ".join(part for part in (left, BLANK, right) if part)
-    return problem, " ".join(sentences[start: start + n])
+    return problem, " ".join(sentences[start : start + n])
 
 
 def instance_record(narrative: Narrative, n: int, start: int) -> dict:
@@ -179,7 +187,11 @@ def _with_derived_fields(record: dict) -> dict:
     from .text import split_sentences
 
     count = len(split_sentences(record["source_text"], canonical_domain(str(record["dataset"]))))
-    return {**record, "narrative_sentences": count, "position": blank_position(int(record["unit_idx"]), record["problem"])}
+    return {
+        **record,
+        "narrative_sentences": count,
+        "position": blank_position(int(record["unit_idx"]), record["problem"]),
+    }
 
 
 def build_stats(records: list[dict]) -> str:
@@ -188,7 +200,9 @@ def build_stats(records: list[dict]) -> str:
     by_domain: dict[str, list[dict]] = {}
     for record in records:
         by_domain.setdefault(canonical_domain(str(record["dataset"])), []).append(record)
-    lines = [f"{'domain':<15}{'instances':>10}{'narratives':>11}{'sent/narr':>10}   n=1/2/3          opening/middle/closing"]
+    lines = [
+        f"{'domain':<15}{'instances':>10}{'narratives':>11}{'sent/narr':>10}   n=1/2/3          opening/middle/closing"
+    ]
     for domain, rows in sorted(by_domain.items()):
         narratives = {}
         for row in rows:

@@ -50,7 +50,9 @@ def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         for row, record in enumerate(reader, start=1):
             if None in record:  # more cells than header columns
-                raise InvalidRecordError(str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns")
+                raise InvalidRecordError(
+                    str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns"
+                )
             yield row, record
     except csv.Error as err:
         raise DataSourceError(f"{path}, row {row + 1}: unparseable CSV: {err}") from err
@@ -81,7 +83,9 @@ def _demo_path() -> Path:
     return Path(str(resources.files(__package__) / "demo.jsonl"))
 
 
-def read_records(data: str, revision: str | None = None) -> tuple[str, Iterable[tuple[int, Mapping[str, Any]]]]:
+def read_records(
+    data: str, revision: str | None = None
+) -> tuple[str, Iterable[tuple[int, Mapping[str, Any]]]]:
     """Resolve ``data`` to (origin label, numbered raw records).
 
     ``demo``: the bundled demo set. ``hf`` or ``hf:REPO``: a Hugging Face dataset (the
@@ -97,9 +101,16 @@ def read_records(data: str, revision: str | None = None) -> tuple[str, Iterable[
         return label, _rows_from_hub(repo, revision)
     path = Path(data).expanduser()
     if not path.is_file():
-        raise DataSourceError(f"data file not found: {path} (use 'demo', 'hf', 'hf:REPO' or a .csv/.jsonl/.parquet path)")
+        raise DataSourceError(
+            f"data file not found: {path} (use 'demo', 'hf', 'hf:REPO' or a .csv/.jsonl/.parquet path)"
+        )
     suffix = path.suffix.lower()
-    readers = {".csv": _rows_from_csv, ".jsonl": _rows_from_jsonl, ".json": _rows_from_jsonl, ".parquet": _rows_from_parquet}
+    readers = {
+        ".csv": _rows_from_csv,
+        ".jsonl": _rows_from_jsonl,
+        ".json": _rows_from_jsonl,
+        ".parquet": _rows_from_parquet,
+    }
     if suffix not in readers:
         raise DataSourceError(f"{path}: unsupported file type '{suffix}' (expected .csv, .jsonl or .parquet)")
     return str(path), readers[suffix](path)
@@ -129,7 +140,10 @@ def _load_benchmark(data: str, revision: str | None, stamp: tuple[int, int] | No
         instance = parse_record(record, origin, row)
         if instance.sample_id in seen:
             raise InvalidRecordError(
-                origin, row, record, "(dataset, ref_id, n, unit_idx)",
+                origin,
+                row,
+                record,
+                "(dataset, ref_id, n, unit_idx)",
                 f"duplicates row {seen[instance.sample_id]} (sample id {instance.sample_id})",
             )
         seen[instance.sample_id] = row
@@ -155,7 +169,9 @@ def _hub_commit(repo: str, revision: str | None) -> str | None:
     from huggingface_hub import HfApi, snapshot_download
 
     try:
-        return Path(snapshot_download(repo, repo_type="dataset", revision=revision, local_files_only=True)).name
+        return Path(
+            snapshot_download(repo, repo_type="dataset", revision=revision, local_files_only=True)
+        ).name
     except Exception:  # not cached (huggingface_hub raises several types)
         pass
     try:
@@ -255,7 +271,9 @@ def to_sample(instance: Instance) -> Sample:
     )
 
 
-def infill_dataset(data: str = "hf", revision: str | None = None, subset: str | None = None, **filters: Any) -> MemoryDataset:
+def infill_dataset(
+    data: str = "hf", revision: str | None = None, subset: str | None = None, **filters: Any
+) -> MemoryDataset:
     """The benchmark as an Inspect dataset: subset first (the same set whatever the filters), then ``filters``."""
     loaded = load_benchmark(data, revision)
     instances = loaded.instances
@@ -264,5 +282,7 @@ def infill_dataset(data: str = "hf", revision: str | None = None, subset: str | 
     instances = filter_instances(instances, **filters)
     if not instances:
         described = ", ".join(f"{k}={v!r}" for k, v in filters.items() if v is not None)
-        raise DataSourceError(f"{loaded.origin}: no instances left after filters ({described}; subset={subset!r})")
+        raise DataSourceError(
+            f"{loaded.origin}: no instances left after filters ({described}; subset={subset!r})"
+        )
     return MemoryDataset([to_sample(i) for i in instances], name="narrative_infill", location=loaded.origin)

@@ -211,7 +211,6 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
     )
 
 
-
 def _is_number(value: Any) -> bool:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return True

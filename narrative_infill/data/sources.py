@@ -20,7 +20,12 @@ from .text import split_sentences
 
 SOURCES = ("rocstories", "sind", "cnn_dailymail", "wikipedia", "jsonl", "text")
 #: the ``dataset`` strings of the published benchmark
-PUBLISHED_NAMES = {"rocstories": "roc", "sind": "sind", "cnn_dailymail": "abisee/cnn_dailymail", "wikipedia": "wikipedia"}
+PUBLISHED_NAMES = {
+    "rocstories": "roc",
+    "sind": "sind",
+    "cnn_dailymail": "abisee/cnn_dailymail",
+    "wikipedia": "wikipedia",
+}
 _ROC_SENTENCES = tuple(f"sentence{i}" for i in range(1, 6))
 
 
@@ -46,7 +51,9 @@ def read_rocstories(path: Path, start: int = 0) -> Iterator[Narrative]:
     for index, row in enumerate(reader):
         empty = [c for c in _ROC_SENTENCES if not (row.get(c) or "").strip()]
         if empty:
-            raise SourceRecordError(f"{path}:{reader.line_num}: field {empty[0]!r} is empty (storyid={row.get('storyid')!r})")
+            raise SourceRecordError(
+                f"{path}:{reader.line_num}: field {empty[0]!r} is empty (storyid={row.get('storyid')!r})"
+            )
         yield _eos_narrative("roc", start + index, [row[c] for c in _ROC_SENTENCES])
 
 
@@ -66,7 +73,9 @@ def read_sind(path: Path, start: int = 0) -> Iterator[Narrative]:
                 story, order = str(item["story_id"]), int(item["worker_arranged_photo_order"])
                 sentence = item.get("original_text") or item["text"]
             except (KeyError, TypeError, ValueError) as err:
-                raise SourceRecordError(f"{path}: annotations[{index}]: field {err} missing or invalid") from None
+                raise SourceRecordError(
+                    f"{path}: annotations[{index}]: field {err} missing or invalid"
+                ) from None
             stories.setdefault(story, []).append((order, sentence))
     for offset, sentences in enumerate(stories.values()):
         yield _eos_narrative("sind", start + offset, [s for _, s in sorted(sentences)])
@@ -106,10 +115,13 @@ def read_prose(path: str, domain: str, column: str, start: int = 0) -> Iterator[
     """
     dataset = PUBLISHED_NAMES[domain]
     if path == "hf" or path.startswith("hf:"):
-        defaults = {"cnn_dailymail": ("abisee/cnn_dailymail", "1.0.0", "test"), "wikipedia": ("wikimedia/wikipedia", "20231101.en", "train")}
+        defaults = {
+            "cnn_dailymail": ("abisee/cnn_dailymail", "1.0.0", "test"),
+            "wikipedia": ("wikimedia/wikipedia", "20231101.en", "train"),
+        }
         repo, config, split = defaults[domain]
         parts = path.split(":")[1:]
-        config, split = (parts + [config, split][len(parts):])[:2]
+        config, split = (parts + [config, split][len(parts) :])[:2]
         rows = _hub_texts(repo, config, split, column)
         origin = f"{repo}:{config}:{split}"
     elif path.endswith(".txt"):

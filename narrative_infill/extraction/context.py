@@ -59,10 +59,12 @@ def split_problem(problem: str) -> tuple[str, str] | None:
     match = _BLANK.search(problem)
     if not match:
         return None
-    return problem[: match.start()], problem[match.end():]
+    return problem[: match.start()], problem[match.end() :]
 
 
-def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[dict[int, int], int | None, bool]:
+def _restated_positions(
+    text: _Words, context: _Words, from_end: bool
+) -> tuple[dict[int, int], int | None, bool]:
     """Response word positions that restate whole context sentences (mapped to the context
     sentence each restates), the context index where the first restated run starts, and
     whether the context's last sentence is restated.
@@ -100,10 +102,16 @@ def _restated_positions(text: _Words, context: _Words, from_end: bool) -> tuple[
         and max(positions_per_sentence[s]) - min(positions_per_sentence[s]) < 1.5 * sentence_sizes[s] + 3
     }
     pairs = sorted((i, j) for i, j in blocks if context.sentence[j] in restated)
-    return {i: context.sentence[j] for i, j in pairs}, (pairs[0][1] if pairs else None), context.sentence[-1] in restated
+    return (
+        {i: context.sentence[j] for i, j in pairs},
+        (pairs[0][1] if pairs else None),
+        context.sentence[-1] in restated,
+    )
 
 
-def _absorb_paraphrased_start(text: _Words, covered: dict[int, int], right: list[str], first_index: int | None) -> None:
+def _absorb_paraphrased_start(
+    text: _Words, covered: dict[int, int], right: list[str], first_index: int | None
+) -> None:
     """The right context's first words, reworded ("He rushed" for "Walker rushed"), belong to it."""
     if not covered or not first_index or first_index > 2:
         return
@@ -187,7 +195,9 @@ def recover_infill(response: str, problem: str) -> Restatement:
         end += len(re.match(r"[^\w\s]*", response[end:after]).group())
         before_side = _side(first - 1, left_covered, right_covered)
         after_side = _side(last + 1, left_covered, right_covered)
-        glued_left = before_side is not None and _glued(response, words.spans[first - 1][1], words.spans[first][0])
+        glued_left = before_side is not None and _glued(
+            response, words.spans[first - 1][1], words.spans[first][0]
+        )
         glued_right = after_side is not None and _glued(response, words.spans[last][1], after)
         if glued_left and glued_right:
             same_context = before_side == after_side
@@ -204,12 +214,15 @@ def recover_infill(response: str, problem: str) -> Restatement:
                 and last - first + 1 >= MIN_EXTENSION_WORDS
                 and not (after_side is None and left_covered)
             ):
-                extension = (len(kept), response[_sentence_start(response, start): end].strip())
+                extension = (len(kept), response[_sentence_start(response, start) : end].strip())
             elif after_side is None:
                 start = fragment_end  # the restated story's ending, extended: an edit
         if glued_right and left_covered:
             lead_in_start = _drop_glued_end(response, start, end)
-            if before_side is None or (start < lead_in_start and len(_WORD.findall(response, lead_in_start, end)) <= MAX_LEAD_IN_WORDS):
+            if before_side is None or (
+                start < lead_in_start
+                and len(_WORD.findall(response, lead_in_start, end)) <= MAX_LEAD_IN_WORDS
+            ):
                 end = lead_in_start
         piece = response[start:end].strip()
         if re.search(r"\w", piece):
@@ -224,7 +237,9 @@ def recover_infill(response: str, problem: str) -> Restatement:
     return Restatement(new_text, True)
 
 
-def _context_edges_only(response: str, words: _Words, right_covered: dict[int, int], story_end_restated: bool) -> Restatement:
+def _context_edges_only(
+    response: str, words: _Words, right_covered: dict[int, int], story_end_restated: bool
+) -> Restatement:
     """Drop right-context sentences that open the response, and a restatement of the story's
     ending glued to the new text ("As a result, I was exhausted after that [at last].")."""
     start, end = 0, len(response)

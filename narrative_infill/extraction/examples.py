@@ -29,7 +29,12 @@ def instruction_lines() -> dict[tuple[str, ...], int]:
             template = prompt_template(level, variant)
             for line in (template.user + "\n" + template.system).split("\n"):
                 words = _words(line)
-                if "{{problem}}" not in line and "Example" not in line and len(words) >= 4 and words[0] != "answer":
+                if (
+                    "{{problem}}" not in line
+                    and "Example" not in line
+                    and len(words) >= 4
+                    and words[0] != "answer"
+                ):
                     lines[tuple(words[:4])] = max(lines.get(tuple(words[:4]), 0), len(words))
     return lines
 
@@ -55,7 +60,11 @@ def prompt_examples() -> tuple[tuple[re.Pattern, ...], frozenset[str]]:
     for problem in sorted(problems):
         before, _, after = re.split(r"(_{3,})", problem, maxsplit=1)
         # The blank as written, or filled with up to three words.
-        source = re.escape(before.strip()) + r"\s*(?:_{3,}|[\w'-]+(?:\s+[\w'-]+){0,2})?\s*" + re.escape(after.strip())
+        source = (
+            re.escape(before.strip())
+            + r"\s*(?:_{3,}|[\w'-]+(?:\s+[\w'-]+){0,2})?\s*"
+            + re.escape(after.strip())
+        )
         patterns[source] = re.compile(source, re.IGNORECASE)
     return tuple(patterns.values()), frozenset(answers)
 
@@ -75,7 +84,12 @@ def drop_prompt_examples(text: str) -> tuple[str, bool]:
             dropped = True
             continue
         line_for_examples = plain
-        bare = re.sub(r"^\W*answer\s*:?", "", re.sub(r"</?\s*answer\s*>", " ", line, flags=re.IGNORECASE).strip(), flags=re.IGNORECASE).strip()
+        bare = re.sub(
+            r"^\W*answer\s*:?",
+            "",
+            re.sub(r"</?\s*answer\s*>", " ", line, flags=re.IGNORECASE).strip(),
+            flags=re.IGNORECASE,
+        ).strip()
         if any(p.search(line_for_examples) for p in patterns):
             dropped, skip_answer = True, True
             continue

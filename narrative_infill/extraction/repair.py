@@ -15,7 +15,10 @@ import re
 from .context import split_problem
 
 _SENTENCES = re.compile(r"[^.!?\n]*[.!?]+[\"'”’)\]]*|[^.!?\n]+$", re.MULTILINE)
-_DANGLING = re.compile(r"(?:[,;:–-]|\b(?:and|but|or|so|then|because|while|as|when|that|which|who|with|to|the|a|an))\s*$", re.IGNORECASE)
+_DANGLING = re.compile(
+    r"(?:[,;:–-]|\b(?:and|but|or|so|then|because|while|as|when|that|which|who|with|to|the|a|an))\s*$",
+    re.IGNORECASE,
+)
 _CLOSED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
 _LABEL_WORDS = re.compile(r"\b(?:missing|answer|blank|fill\w*|infill|word|phrase)\b", re.IGNORECASE)
 _BOLD_SPAN = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
@@ -38,12 +41,15 @@ def is_dangling(kept: str, original: str) -> bool:
         return True
     tail = kept[-40:]
     end = original.find(tail)
-    return end >= 0 and bool(re.match(r"[^.!?\n]*\w", original[end + len(tail):]))
+    return end >= 0 and bool(re.match(r"[^.!?\n]*\w", original[end + len(tail) :]))
 
 
 #: A fragment led by one of these hangs on the story's sentence by design ("Because he was
 #: nervous,", "When I saw him,"): the annotators kept such fragments as they were.
-_SUBORDINATE = re.compile(r"^\W*(?:when|whenever|because|although|though|since|as|if|while|that|after|before|unless|until|once)\b", re.IGNORECASE)
+_SUBORDINATE = re.compile(
+    r"^\W*(?:when|whenever|because|although|though|since|as|if|while|that|after|before|unless|until|once)\b",
+    re.IGNORECASE,
+)
 
 
 def complete_cut_sentence(kept: str, original: str) -> str | None:
@@ -66,7 +72,7 @@ def complete_cut_sentence(kept: str, original: str) -> str | None:
     closing = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)").search(original, start)
     if closing is None:  # the response itself stops mid-sentence (cut at its token limit)
         return None
-    return kept[: kept.rfind(fragment)] + original[start: closing.end()].strip()
+    return kept[: kept.rfind(fragment)] + original[start : closing.end()].strip()
 
 
 def drop_restated_closing_sentence(text: str, problem: str) -> str:
@@ -95,7 +101,9 @@ def bold_is_emphasis(text: str, problem: str) -> bool:
         if len(inner.split()) > 3 or _CLOSED.search(inner):
             return False
         holder = next((s for s in sentences(plain) if inner in s), "")
-        if _LABEL_WORDS.search(holder) or "(" in plain:  # a label or an explanation: the bold marks the answer
+        if (
+            _LABEL_WORDS.search(holder) or "(" in plain
+        ):  # a label or an explanation: the bold marks the answer
             return False
         story = set(_words(problem))
         outside = holder.replace(inner, " ", 1)

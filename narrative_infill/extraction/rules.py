@@ -29,7 +29,9 @@ from .examples import drop_prompt_examples
 from .repair import bold_is_emphasis, complete_cut_sentence, drop_restated_closing_sentence, is_dangling
 
 # "ANSWER" (or "Final answer:") alone on its line, the answer on the lines below.
-_LONE_LABEL = re.compile(r"^[ \t>#*_\-]{0,8}(?:the |final |correct )?answers?[ \t*_]{0,4}:?[ \t*_]*$", re.IGNORECASE | re.MULTILINE)
+_LONE_LABEL = re.compile(
+    r"^[ \t>#*_\-]{0,8}(?:the |final |correct )?answers?[ \t*_]{0,4}:?[ \t*_]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 class ExtractionStatus(str, Enum):
@@ -125,10 +127,10 @@ def _from_tags(text: str, problem: str) -> tuple[str, str] | None:
     opens = [m for m in tags if not m.group(1)]
     closes = [m for m in tags if m.group(1)]
     if opens and closes and closes[-1].start() > opens[0].end():
-        inner = text[opens[0].end(): closes[-1].start()]
+        inner = text[opens[0].end() : closes[-1].start()]
         step = "answer_tags" if len(tags) == 2 else "answer_tags_joined"
     elif opens:
-        inner, step = text[opens[0].end():], "answer_tag_open_only"
+        inner, step = text[opens[0].end() :], "answer_tag_open_only"
     else:
         inner, step = text[: closes[0].start()], "answer_tag_close_only"
     pieces = [p.strip() for p in _TAG.split(inner)[::3] if p.strip()] if len(tags) > 2 else []
@@ -170,11 +172,11 @@ def _after_answer_label(text: str) -> tuple[str, str] | None:
             found = match
     if found is None:
         lone = list(_LONE_LABEL.finditer(text))
-        rest = text[lone[-1].end():].strip() if lone else ""
+        rest = text[lone[-1].end() :].strip() if lone else ""
         return (rest, "after_answer_label_line") if rest else None
     rest = found.group("rest").strip()
     if not rest.strip("*_ \t"):
-        rest = text[found.end():].strip()
+        rest = text[found.end() :].strip()
     return rest, "after_answer_label"
 
 
@@ -217,13 +219,15 @@ def _first_content_block(text: str) -> tuple[str, list[str]]:
 def _marked_span(text: str) -> tuple[str, str] | None:
     """Bold (or italic) text set off in a longer line: the model marking its infill."""
     for pattern, step in ((_BOLD, "bold_span"), (_ITALIC, "italic_span")):
-        spans = [m for m in pattern.finditer(text) if not (m.group(1) or m.group(2) or "").rstrip().endswith(":")]
+        spans = [
+            m for m in pattern.finditer(text) if not (m.group(1) or m.group(2) or "").rstrip().endswith(":")
+        ]
         if not spans:
             continue
         # Join bold runs separated only by spaces or punctuation ("**a**, **b**").
         start, end = spans[0].start(), spans[0].end()
         for span in spans[1:]:
-            if re.fullmatch(r"[\s,;.]*", text[end: span.start()]):
+            if re.fullmatch(r"[\s,;.]*", text[end : span.start()]):
                 end = span.end()
             else:
                 break
@@ -274,7 +278,7 @@ def _unquote(text: str) -> str:
 def _leading_quote(text: str) -> str | None:
     """A quoted answer followed by an explanation: '"However" So the complete sentence...'."""
     match = re.match(r"\s*[\"“]([^\"”\n]{1,2000})[\"”]", text)
-    if match and text[match.end():].strip():
+    if match and text[match.end() :].strip():
         return match.group(1).strip()
     return None
 
@@ -311,7 +315,7 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
     text = response or ""
     closes = list(_THINK_CLOSE.finditer(text))
     if closes:
-        text = text[closes[-1].end():]
+        text = text[closes[-1].end() :]
         steps.append("drop_think_trace")
     elif _THINK_OPEN.search(text):
         return _no_answer(steps, "unclosed_think_trace")

@@ -69,7 +69,9 @@ def load_grid(name: str) -> dict[str, Any]:
     else:
         packaged = resources.files(__package__) / f"{name}.yaml"
         if not packaged.is_file():
-            raise GridError(f"no packaged grid {name!r} (packaged: paper); or give a path to a grid .yaml file")
+            raise GridError(
+                f"no packaged grid {name!r} (packaged: paper); or give a path to a grid .yaml file"
+            )
         text = packaged.read_text(encoding="utf-8")
     grid = yaml.safe_load(text)
     _validate(grid, name)
@@ -122,7 +124,10 @@ def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
         if not data.startswith("hf"):
             raise
         published = int(grid.get("published_instances", 0))
-        return {"full": published, **{s: math.floor(published * SUBSET_FRACTION.get(s, 0.1) + 0.5) for s in subsets}}, False
+        return {
+            "full": published,
+            **{s: math.floor(published * SUBSET_FRACTION.get(s, 0.1) + 0.5) for s in subsets},
+        }, False
     counts = {"full": len(filter_instances(instances, **filters))}
     for subset in subsets:
         counts[subset] = len(filter_instances(stratified_subset(instances, subset), **filters))
@@ -157,7 +162,9 @@ def plan(
         raise GridError(f"unknown model(s) in {models}; the grid has: {known}")
     wanted_tasks = [t for t in grid["tasks"] if not tasks or t in tasks]
     if tasks and set(tasks) - set(grid["tasks"]):
-        raise GridError(f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid ({', '.join(grid['tasks'])})")
+        raise GridError(
+            f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid ({', '.join(grid['tasks'])})"
+        )
     wanted_studies = studies or list(STUDIES)
     counts, exact = instance_counts(grid)
     judge = grid.get("judge") or {}
@@ -168,7 +175,9 @@ def plan(
         command = ["inspect", "eval-set", *(f"narrative_infill/{t}" for t in wanted_tasks), *_model_flags(grid, model),
                    *roles, *_task_flags(grid), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
         samples = counts["full"] * len(wanted_tasks)
-        runs.append(Run("main", model["name"], tuple(wanted_tasks), folder, command, samples, samples * len(judge)))
+        runs.append(
+            Run("main", model["name"], tuple(wanted_tasks), folder, command, samples, samples * len(judge))
+        )
     by_name = {m["name"]: m for m in chosen}
     study_specs = grid.get("studies") or {}
     for study in ("seeds", "judges"):
@@ -186,15 +195,25 @@ def plan(
                     folder = log_dir / "seeds" / f"{slug(name)}-{task}-seed{seed}"
                     command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *roles,
                                *_task_flags(grid, subset), "--seed", str(seed), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
-                    runs.append(Run(study, name, (task,), folder, command, size, size * len(judge), estimated))
+                    runs.append(
+                        Run(study, name, (task,), folder, command, size, size * len(judge), estimated)
+                    )
             else:
                 panel = spec["judges"]
-                panel_roles = [flag for role, model in panel.items() for flag in ("--model-role", f"{role}={model}")]
+                panel_roles = [
+                    flag for role, model in panel.items() for flag in ("--model-role", f"{role}={model}")
+                ]
                 folder = log_dir / "judges" / f"{slug(name)}-{task}"
                 command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *panel_roles,
                            *_task_flags(grid, {**subset, "judge_roles": list(panel)}), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
                 runs.append(Run(study, name, (task,), folder, command, size, size * len(panel), estimated))
-    notes = [] if exact else [f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' marks subsets estimated as 10%"]
+    notes = (
+        []
+        if exact
+        else [
+            f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' marks subsets estimated as 10%"
+        ]
+    )
     return Plan(runs, counts, exact, notes)
 
 
@@ -202,7 +221,9 @@ def describe(result: Plan) -> str:
     """The dry run: every command, then the totals per study."""
     lines = []
     for run in result.runs:
-        lines.append(f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, {run.grader_calls:,} grader calls")
+        lines.append(
+            f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, {run.grader_calls:,} grader calls"
+        )
         lines.append(run.shell())
     lines.append("")
     for study in (*STUDIES, "total"):

@@ -16,11 +16,19 @@ def run_plan(plan: Plan, out=sys.stdout) -> int:
     failed = []
     for index, run in enumerate(plan.runs, 1):
         run.log_dir.mkdir(parents=True, exist_ok=True)
-        print(f"[{index}/{len(plan.runs)}] {run.study}: {run.model} ({', '.join(run.tasks)}) -> {run.log_dir}", file=out, flush=True)
+        print(
+            f"[{index}/{len(plan.runs)}] {run.study}: {run.model} ({', '.join(run.tasks)}) -> {run.log_dir}",
+            file=out,
+            flush=True,
+        )
         command = [sys.executable, "-m", "inspect_ai", *run.command[1:]]  # this environment's Inspect
         status, stopped_by = run_forwarding_signals(command, dict(os.environ))
         if stopped_by is not None:
-            print(f"stopped by signal {stopped_by}; run the same grid command again to resume", file=out, flush=True)
+            print(
+                f"stopped by signal {stopped_by}; run the same grid command again to resume",
+                file=out,
+                flush=True,
+            )
             return 128 + stopped_by
         if status != 0:
             failed.append(f"{run.study}: {run.model} (exit {status}; logs in {run.log_dir})")

@@ -115,17 +115,22 @@ def lexnames_from_manpage(manpage: str) -> str:
     """NLTK's ``lexnames`` ("00\tadj.all\t3" per line) from the lexnames(5WN) table."""
     rows = _LEXNAME_ROW.findall(manpage)
     if len(rows) != 45:
-        raise NltkDataMissing(f"lexnames(5WN) lists {len(rows)} lexicographer files, expected WordNet 3.0's 45")
+        raise NltkDataMissing(
+            f"lexnames(5WN) lists {len(rows)} lexicographer files, expected WordNet 3.0's 45"
+        )
     return "".join(f"{number}\t{name}\t{_POS_IDS[name.split('.')[0]]}\n" for number, name in rows)
 
 
 def _debian_root_with_wordnet(scratch: Path) -> Path:
     """A filesystem root holding usr/share/wordnet and the lexnames manual page."""
+
     def complete(root: Path) -> bool:
         share = root / "usr" / "share"
-        return all((share / "wordnet" / n).is_file() for n in WORDNET_FILES if n != "index.sense") and (
-            (share / "wordnet" / "index.sense").is_file() or (share / "wordnet-sense-index").exists()
-        ) and (share / "man" / "man5" / "lexnames.5WN.gz").is_file()
+        return (
+            all((share / "wordnet" / n).is_file() for n in WORDNET_FILES if n != "index.sense")
+            and ((share / "wordnet" / "index.sense").is_file() or (share / "wordnet-sense-index").exists())
+            and (share / "man" / "man5" / "lexnames.5WN.gz").is_file()
+        )
 
     if complete(Path("/")):
         return Path("/")
@@ -150,7 +155,9 @@ def _debian_root_with_wordnet(scratch: Path) -> Path:
     for deb in sorted(scratch.glob("*.deb")):
         subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True, timeout=120)
     if not complete(root):
-        raise NltkDataMissing(f"the downloaded {' '.join(WORDNET_DEBIAN_PACKAGES)} packages lack WordNet 3.0 files")
+        raise NltkDataMissing(
+            f"the downloaded {' '.join(WORDNET_DEBIAN_PACKAGES)} packages lack WordNet 3.0 files"
+        )
     return root
 
 
@@ -167,7 +174,9 @@ def materialise_wordnet(data_dir: Path | None = None) -> Path:
         staging.mkdir(parents=True)
         for name in WORDNET_FILES:
             shutil.copyfile(share / "wordnet" / name, staging / name)
-        manpage = gzip.decompress((share / "man" / "man5" / "lexnames.5WN.gz").read_bytes()).decode("utf-8", "replace")
+        manpage = gzip.decompress((share / "man" / "man5" / "lexnames.5WN.gz").read_bytes()).decode(
+            "utf-8", "replace"
+        )
         (staging / "lexnames").write_text(lexnames_from_manpage(manpage), encoding="utf-8")
         shutil.rmtree(target, ignore_errors=True)
         staging.replace(target)

@@ -97,28 +97,48 @@ class LocalModelServer:
         if importlib.util.find_spec("llama_cpp") is None:
             raise LocalServerError("llama-cpp-python is not installed: pip install 'narrative-infill[local]'")
         if port_in_use(self.port):
-            raise LocalServerError(f"port {self.port} on {HOST} is already in use; choose another with --port")
-        self._log = tempfile.NamedTemporaryFile("w+", prefix="narrative-infill-server-", suffix=".log", delete=False)
+            raise LocalServerError(
+                f"port {self.port} on {HOST} is already in use; choose another with --port"
+            )
+        self._log = tempfile.NamedTemporaryFile(
+            "w+", prefix="narrative-infill-server-", suffix=".log", delete=False
+        )
         command = [
-            sys.executable, "-m", "llama_cpp.server",
-            "--model", str(self.model_path),
-            "--model_alias", DEFAULT_MODEL_NAME,
-            "--host", HOST, "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            DEFAULT_MODEL_NAME,
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.n_threads),
         ]
-        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self._process = subprocess.Popen(
+            command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 tail = self._log_tail()
                 self.stop()
-                raise LocalServerError(f"the model server exited with code {self._process.returncode} while starting:\n{tail}")
+                raise LocalServerError(
+                    f"the model server exited with code {self._process.returncode} while starting:\n{tail}"
+                )
             if _answers(f"{self.base_url}/models"):
                 return self
             time.sleep(0.25)
         tail = self._log_tail()
         self.stop()
-        raise LocalServerError(f"the model server did not answer within {self.startup_timeout:.0f} s:\n{tail}")
+        raise LocalServerError(
+            f"the model server did not answer within {self.startup_timeout:.0f} s:\n{tail}"
+        )
 
     def check_alive(self) -> None:
         if self._process is None or self._process.poll() is not None:

@@ -53,6 +53,10 @@ def prompt_template(task: str, variant: str = PAPER) -> PromptTemplate:
     """
     available = variants(task)
     if variant not in available:
-        raise ValueError(f"task {task!r} has no prompt variant {variant!r}; available: {', '.join(available)}")
+        raise ValueError(
+            f"task {task!r} has no prompt variant {variant!r}; available: {', '.join(available)}"
+        )
     system = _templates()["system"][PAPER if variant == PAPER else "code"]
-    return PromptTemplate(task=task, variant=variant, system=system, user=_templates()["tasks"][task][variant])
+    return PromptTemplate(
+        task=task, variant=variant, system=system, user=_templates()["tasks"][task][variant]
+    )

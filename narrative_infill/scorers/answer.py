@@ -23,7 +23,9 @@ def _extract(response: str, problem: str, n: int | None) -> Extraction:
 
 async def extracted(state: TaskState) -> Extraction:
     """The infill extracted from the sample's output (the problem is the sample input)."""
-    return await anyio.to_thread.run_sync(_extract, state.output.completion, state.input_text, state.metadata.get("n"))
+    return await anyio.to_thread.run_sync(
+        _extract, state.output.completion, state.input_text, state.metadata.get("n")
+    )
 
 
 def truncated(state: TaskState) -> bool:

@@ -12,7 +12,9 @@ from ..prompts import PAPER, prompt_template
 
 
 @solver
-def infill_prompt(task: str, variant: str = PAPER, system_role: bool = False, unit: str | None = None) -> Solver:
+def infill_prompt(
+    task: str, variant: str = PAPER, system_role: bool = False, unit: str | None = None
+) -> Solver:
     """Replace the conversation with the rendered benchmark prompt.
 
     Args:
@@ -28,7 +30,11 @@ def infill_prompt(task: str, variant: str = PAPER, system_role: bool = False, un
     template = prompt_template(task, variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        slots = {"problem": state.input_text, "n": state.metadata["n"], "unit": unit or state.metadata["unit"]}
+        slots = {
+            "problem": state.input_text,
+            "n": state.metadata["n"],
+            "unit": unit or state.metadata["unit"],
+        }
         prompt = template.render(slots)
         if system_role:
             state.messages = [ChatMessageSystem(content=template.system), ChatMessageUser(content=prompt)]

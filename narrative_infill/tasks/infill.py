@@ -79,15 +79,27 @@ def infill_task(
             constrained, ``on`` (fail for one that cannot), ``off``.
     """
     dataset = infill_dataset(
-        data, revision, subset,
-        domain=domain, n=n, position=position, min_sentences=min_sentences, max_sentences=max_sentences,
+        data,
+        revision,
+        subset,
+        domain=domain,
+        n=n,
+        position=position,
+        min_sentences=min_sentences,
+        max_sentences=max_sentences,
     )
     quirks = Counter(quirk for sample in dataset for quirk in sample.metadata["quirks"])
     roles = [judge_roles] if isinstance(judge_roles, str) else list(judge_roles)
-    run_judge = judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
+    run_judge = (
+        judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
+    )
     scorers = [metrics(backbone=backbone)]
     if run_judge:
-        scorers.append(judge_scorer(variant=judge_variant, roles=roles, grader_model=grader_model, structured=judge_structured))
+        scorers.append(
+            judge_scorer(
+                variant=judge_variant, roles=roles, grader_model=grader_model, structured=judge_structured
+            )
+        )
     else:
         logger.warning("LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT)
     return Task(
@@ -110,7 +122,9 @@ def infill_task(
             "data": data,
             "dataset_identity": {**load_benchmark(data, revision).identity, "instances": len(dataset)},
             "data_quirks": dict(quirks),
-            "judge": f"{judge_variant} prompt" if run_judge else f"not run (no grader role bound); add it with: {NOT_RUN_HINT}",
+            "judge": f"{judge_variant} prompt"
+            if run_judge
+            else f"not run (no grader role bound); add it with: {NOT_RUN_HINT}",
         },
     )
 

@@ -56,7 +56,14 @@ def judge_check(
     samples = []
     for sample in list(infill_dataset(data))[:instances]:
         for baseline in BASELINES:
-            samples.append(sample.model_copy(update={"id": f"{sample.id}-{baseline}", "metadata": {**sample.metadata, "baseline": baseline}}))
+            samples.append(
+                sample.model_copy(
+                    update={
+                        "id": f"{sample.id}-{baseline}",
+                        "metadata": {**sample.metadata, "baseline": baseline},
+                    }
+                )
+            )
     return Task(
         dataset=MemoryDataset(samples, name="judge_check"),
         solver=fixed_answer(),
@@ -70,7 +77,11 @@ def summarize(log) -> dict[str, float]:
     """QAvg and the unscored share per baseline, and the gap between them."""
     figures: dict[str, float] = {}
     for baseline in BASELINES:
-        values = [s.scores["judge"].value["qavg"] for s in log.samples if s.metadata["baseline"] == baseline and s.scores]
+        values = [
+            s.scores["judge"].value["qavg"]
+            for s in log.samples
+            if s.metadata["baseline"] == baseline and s.scores
+        ]
         scored = [v for v in values if not math.isnan(v)]
         figures[f"qavg_{baseline}"] = fmean(scored) if scored else math.nan
         figures[f"unscored_{baseline}"] = 1 - len(scored) / len(values) if values else math.nan
@@ -82,11 +93,17 @@ def describe(log, min_gap: float = MIN_GAP) -> tuple[str, bool]:
     """(what ``judge-check`` prints, whether the grader is flagged)."""
     figures = summarize(log)
     instances = (log.eval.metadata or {}).get("instances")
-    lines = [f"judge-check on {instances} instances of {(log.eval.metadata or {}).get('data')} ({log.location}):"]
+    lines = [
+        f"judge-check on {instances} instances of {(log.eval.metadata or {}).get('data')} ({log.location}):"
+    ]
     for baseline in BASELINES:
-        lines.append(f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}")
+        lines.append(
+            f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}"
+        )
     lines.append(f"  gap    {figures['gap']:.2f} (gold minus empty; at least {min_gap:.1f} expected)")
     flagged = math.isnan(figures["gap"]) or figures["gap"] < min_gap
     if flagged:
-        lines.append("FLAGGED: this grader cannot tell the gold span from an empty answer; do not spend a run on it.")
+        lines.append(
+            "FLAGGED: this grader cannot tell the gold span from an empty answer; do not spend a run on it."
+        )
     return "\n".join(lines), flagged

@@ -130,7 +130,9 @@ def make_handler(study: Study, page: str):
 
 def port_free(host: str, port: int) -> bool:
     with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: a closed one's TIME_WAIT is no owner
+        probe.setsockopt(
+            socket.SOL_SOCKET, socket.SO_REUSEADDR, 1
+        )  # as the server binds: a closed one's TIME_WAIT is no owner
         try:
             probe.bind((host, port))
         except OSError:
@@ -149,7 +151,10 @@ def serve(folder: Path, manifest: dict[str, Any], annotator: str, host: str, por
         study = Study(folder, manifest, annotator)
         server = ThreadingHTTPServer((host, port), make_handler(study, page))
         state = study.state()
-        print(f"rating page for {annotator}: http://{host}:{port}/  ({state['rated']} of {state['total']} rated; Ctrl-C stops)", flush=True)
+        print(
+            f"rating page for {annotator}: http://{host}:{port}/  ({state['rated']} of {state['total']} rated; Ctrl-C stops)",
+            flush=True,
+        )
         try:
             server.serve_forever()
         finally:

@@ -52,13 +52,22 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
         setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
         logs.append({"file": Path(location).name, "eval_id": header.eval.eval_id})
         for summary in read_eval_log_sample_summaries(location):
-            key = newest_score_key(summary.scores or {}, "metrics") or newest_score_key(summary.scores or {}, "judge")
-            if summary.epoch != 1 or key is None or not isinstance(summary.input, str) or BLANK not in summary.input:
+            key = newest_score_key(summary.scores or {}, "metrics") or newest_score_key(
+                summary.scores or {}, "judge"
+            )
+            if (
+                summary.epoch != 1
+                or key is None
+                or not isinstance(summary.input, str)
+                or BLANK not in summary.input
+            ):
                 continue
             items.append({"sample_id": str(summary.id), "model": model, "setting": setting,
                           "problem": summary.input, "answer": summary.scores[key].answer or ""})  # fmt: skip
     if not items:
-        raise StudyError("the logs hold no scored samples with a problem text and an extracted answer to rate")
+        raise StudyError(
+            "the logs hold no scored samples with a problem text and an extracted answer to rate"
+        )
     return items, sorted(logs, key=lambda log: log["eval_id"])
 
 
@@ -102,7 +111,9 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
     if manifest_path.is_file():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if n is not None and n != manifest["n"]:
-            raise StudyError(f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join it")
+            raise StudyError(
+                f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join it"
+            )
         if _eval_ids(paths) != [log["eval_id"] for log in manifest["logs"]]:
             raise StudyError(f"{manifest_path} was drawn from other logs ({', '.join(l['file'] for l in manifest['logs'])}); "
                              "give the same logs, or a new ratings folder for a new study")  # fmt: skip
@@ -115,7 +126,9 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
 
 def check_name(annotator: str) -> str:
     if not _NAME.match(annotator or ""):
-        raise StudyError(f"annotator name {annotator!r}: letters, digits, '.', '_' and '-' only (it names a file)")
+        raise StudyError(
+            f"annotator name {annotator!r}: letters, digits, '.', '_' and '-' only (it names a file)"
+        )
     return annotator
 
 
@@ -185,7 +198,16 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
         for item_id, record in sorted(Ratings(folder, annotator).load().items()):
             item = by_item.get(item_id)
             if item is not None:
-                writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"], item["setting"], record.get("note", "")])
+                writer.writerow(
+                    [
+                        item["sample_id"],
+                        annotator,
+                        *(record[d] for d in DIMENSIONS),
+                        item["model"],
+                        item["setting"],
+                        record.get("note", ""),
+                    ]
+                )
     target = Path(folder) / EXPORT
     with atomic_file(target) as partial:
         partial.write_text(out.getvalue(), encoding="utf-8")

@@ -9,4 +9,12 @@ from .load import load_samples
 from .render import write_report
 from .tables import DIMENSIONS, Report, build_report
 
-__all__ = ["DIMENSIONS", "HumanRatingsError", "Report", "build_report", "load_samples", "read_human_ratings", "write_report"]
+__all__ = [
+    "DIMENSIONS",
+    "HumanRatingsError",
+    "Report",
+    "build_report",
+    "load_samples",
+    "read_human_ratings",
+    "write_report",
+]

@@ -15,7 +15,9 @@ def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool
     if not has_columns(frame, ("qavg",)):
         report.absent["figure2_high_by_model"] = "no judge scores in the logs"
         return
-    kind = frame["setting"].map(lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None)
+    kind = frame["setting"].map(
+        lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None
+    )
     high = (frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4)
     table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
              .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip

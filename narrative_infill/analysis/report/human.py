@@ -35,12 +35,16 @@ def read_human_ratings(path: str) -> pd.DataFrame:
         for dimension in DIMENSIONS:
             value = pd.to_numeric(row[dimension], errors="coerce")
             if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
-                raise HumanRatingsError(f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}")
+                raise HumanRatingsError(
+                    f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}"
+                )
     keys = [c for c in ("model", "setting", "sample_id", "annotator") if c in human.columns]
     repeated = human.duplicated(keys, keep="first")
     if repeated.any():
         number = int(repeated.idxmax()) + 1
-        raise HumanRatingsError(f"{path}, row {number}: a second rating of the same sample by the same annotator")
+        raise HumanRatingsError(
+            f"{path}, row {number}: a second rating of the same sample by the same annotator"
+        )
     human[list(DIMENSIONS)] = human[list(DIMENSIONS)].apply(pd.to_numeric).astype(int)
     return human
 
@@ -70,6 +74,8 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_jud
         if has_judge:
             for annotator in annotators:
                 joined = pd.concat([wide[d][annotator], judged[d]], axis=1, join="inner").dropna()
-                row[f"spearman_{annotator}"] = spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic if len(joined) > 2 else math.nan
+                row[f"spearman_{annotator}"] = (
+                    spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic if len(joined) > 2 else math.nan
+                )
         rows.append(row)
     report.tables["table2_human_agreement"] = pd.DataFrame(rows).set_index("dimension")

@@ -63,6 +63,7 @@ def score_field(summary, scorer: str, name: str):
 
 def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Dict-valued score column (JSON text in the dataframe) -> one float column per key."""
+
     def parse(value):
         if isinstance(value, str):
             try:
@@ -73,7 +74,9 @@ def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = Non
 
     parsed = frame[column].map(parse)
     names = keys or sorted({key for value in parsed for key in value})
-    return pd.DataFrame({name: parsed.map(lambda v, n=name: _float(v.get(n))) for name in names}, index=frame.index)
+    return pd.DataFrame(
+        {name: parsed.map(lambda v, n=name: _float(v.get(n))) for name in names}, index=frame.index
+    )
 
 
 def _float(value) -> float:
@@ -100,7 +103,9 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
 
     locations = []
     for path in paths:
-        locations += [path] if str(path).endswith((".eval", ".json")) else [i.name for i in list_eval_logs(str(path))]
+        locations += (
+            [path] if str(path).endswith((".eval", ".json")) else [i.name for i in list_eval_logs(str(path))]
+        )
     runs: dict[tuple, list] = defaultdict(list)
     for location in locations:
         header = read_eval_log(location, header_only=True)
@@ -122,7 +127,13 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
             f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} samples); "
             "finish it with inspect eval-retry"
         )  # fmt: skip
-    notes = [f"{set_aside} log(s) set aside: a later successful log of the same run replaces them (eval-retry, re-runs)."] if set_aside else []
+    notes = (
+        [
+            f"{set_aside} log(s) set aside: a later successful log of the same run replaces them (eval-retry, re-runs)."
+        ]
+        if set_aside
+        else []
+    )
     return selected, absent, notes
 
 
@@ -130,7 +141,9 @@ def _check_comparable(frame: pd.DataFrame) -> None:
     for column, what in (("metrics_signature", "metric signatures"), ("judge_models", "judge models")):
         groups = frame.dropna(subset=[column]).groupby(column)["log"].unique()
         if len(groups) > 1:
-            listing = "\n".join(f"  {value}: {', '.join(sorted(map(str, logs)))}" for value, logs in groups.items())
+            listing = "\n".join(
+                f"  {value}: {', '.join(sorted(map(str, logs)))}" for value, logs in groups.items()
+            )
             raise MixedRunsError(
                 f"these logs were scored with {len(groups)} different {what}, which must not be averaged "
                 f"together; report each group separately:\n{listing}"
@@ -143,7 +156,10 @@ def load_samples(paths: list[str]) -> LoadedLogs:
 
     selected, absent, notes = select_logs(paths)
     if not selected:
-        raise ValueError(f"no successful log in {', '.join(map(str, paths))}" + (f" ({len(absent)} unfinished run(s))" if absent else ""))
+        raise ValueError(
+            f"no successful log in {', '.join(map(str, paths))}"
+            + (f" ({len(absent)} unfinished run(s))" if absent else "")
+        )
     # partials, not lambdas: samples_df pickles its columns for its worker processes
     columns = [*SampleSummary,
                SampleColumn("metrics_signature", path=partial(score_field, scorer="metrics", name="metrics_signature"), full=False),
@@ -152,7 +168,8 @@ def load_samples(paths: list[str]) -> LoadedLogs:
     evals = evals_df(selected, quiet=True)
     # The setting is the task's template (task metadata), else the registered task name's last part.
     evals["setting"] = [
-        _template(metadata) or str(name).split("/")[-1] for metadata, name in zip(evals["metadata"], evals["task_name"])
+        _template(metadata) or str(name).split("/")[-1]
+        for metadata, name in zip(evals["metadata"], evals["task_name"])
     ]
     frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
     frame["model"] = frame["model"].astype(str).str.replace(r"^replay/", "", regex=True)
@@ -162,7 +179,9 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         frame = frame[~errored]
     _check_comparable(frame)
     for scorer, keys in (("metrics", (*METRICS, "atavg")), ("judge", None)):
-        column = newest_score_key([c.removeprefix("score_") for c in frame.columns if c.startswith("score_")], scorer)
+        column = newest_score_key(
+            [c.removeprefix("score_") for c in frame.columns if c.startswith("score_")], scorer
+        )
         if column:
             frame = frame.join(_expand(frame, f"score_{column}", keys))
     return LoadedLogs(frame, absent, notes)

@@ -14,7 +14,9 @@ from .load import load_samples
 from .tables import Report, build_report
 
 
-def write_report(paths: list[str], out: Path, high_inclusive: bool = False, human_csv: str | None = None) -> Report:
+def write_report(
+    paths: list[str], out: Path, high_inclusive: bool = False, human_csv: str | None = None
+) -> Report:
     loaded = load_samples(paths)
     frame = loaded.frame
     report = build_report(frame, high_inclusive, human_csv)
@@ -31,7 +33,9 @@ def write_report(paths: list[str], out: Path, high_inclusive: bool = False, huma
         for name, path in report.figures.items():
             lines += ["", f"![{name}]({path.name})"]
         if report.absent:
-            lines += ["", "## Absent", ""] + [f"- **{name}**: {reason}" for name, reason in report.absent.items()]
+            lines += ["", "## Absent", ""] + [
+                f"- **{name}**: {reason}" for name, reason in report.absent.items()
+            ]
         (folder / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     report.figures = {name: out / path.name for name, path in report.figures.items()}
     return report

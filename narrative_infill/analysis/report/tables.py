@@ -62,11 +62,17 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     has_metrics = has_columns(frame, ("atavg",))
     has_judge = has_columns(frame, ("qavg",))
     if not has_judge:
-        report.notes.append("No judge scores in these logs: QAvg, High% and Low% columns are absent (run narrative_infill/judge).")
+        report.notes.append(
+            "No judge scores in these logs: QAvg, High% and Low% columns are absent (run narrative_infill/judge)."
+        )
     if not has_metrics:
-        report.notes.append("No automatic-metric scores in these logs: AtAvg columns are absent (run narrative_infill/metrics).")
+        report.notes.append(
+            "No automatic-metric scores in these logs: AtAvg columns are absent (run narrative_infill/metrics)."
+        )
     if has_judge:
-        frame = frame.assign(high=(frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4), low=frame["qavg"] < 2)
+        frame = frame.assign(
+            high=(frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4), low=frame["qavg"] < 2
+        )
         frame.loc[frame["qavg"].isna(), ["high", "low"]] = math.nan
     teler = frame[frame["setting"].isin(LEVELS)]
     reasoning = frame[frame["setting"].isin(PARADIGMS)]
@@ -97,31 +103,58 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
             report.absent[f"{name}_breakdown"] = "no scores in the logs"
             continue
         grouped = subset.groupby(["setting", "model"])[columns].mean()
-        report.tables[f"{name}_breakdown"] = grouped.reindex([s for s in order if s in set(subset["setting"])], level=0)
+        report.tables[f"{name}_breakdown"] = grouped.reindex(
+            [s for s in order if s in set(subset["setting"])], level=0
+        )
 
     if has_judge:
         judged = frame[frame["setting"].isin(LEVELS + PARADIGMS)]
-        table6 = judged.groupby("setting").agg(QAvg=("qavg", "mean"), High=("high", "mean"), Low=("low", "mean"), judged=("qavg", "count"))
+        table6 = judged.groupby("setting").agg(
+            QAvg=("qavg", "mean"), High=("high", "mean"), Low=("low", "mean"), judged=("qavg", "count")
+        )
         table6[["High", "Low"]] *= 100
-        report.tables["table6_quality_by_setting"] = table6.reindex([s for s in LEVELS + PARADIGMS if s in table6.index])
+        report.tables["table6_quality_by_setting"] = table6.reindex(
+            [s for s in LEVELS + PARADIGMS if s in table6.index]
+        )
         if has_columns(frame, ("metadata_position",)):
-            t7 = frame.groupby(["setting", "metadata_position"]).agg(QAvg=("qavg", "mean"), High=("high", "mean"))
+            t7 = frame.groupby(["setting", "metadata_position"]).agg(
+                QAvg=("qavg", "mean"), High=("high", "mean")
+            )
             t7["High"] *= 100
             report.tables["table7_position_by_setting"] = t7.unstack("metadata_position")
             if has_columns(frame, ("metadata_domain",)):
-                t7b = frame.groupby(["metadata_domain", "metadata_position"]).agg(QAvg=("qavg", "mean"), High=("high", "mean"))
+                t7b = frame.groupby(["metadata_domain", "metadata_position"]).agg(
+                    QAvg=("qavg", "mean"), High=("high", "mean")
+                )
                 t7b["High"] *= 100
                 report.tables["table7_domain_by_position"] = t7b.unstack("metadata_position")
         else:
-            report.absent["table7_position_by_setting"] = "samples carry no blank position (imported generations without source text)"
+            report.absent["table7_position_by_setting"] = (
+                "samples carry no blank position (imported generations without source text)"
+            )
         if has_columns(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
-            length = pd.cut(frame["metadata_narrative_sentences"].astype(float), [0, 5, 15, math.inf], labels=["short (<=5)", "medium (6-15)", "long (>15)"])
-            t8 = frame.assign(length=length).groupby(["length", "metadata_position", "metadata_n"], observed=True)["low"].mean() * 100
+            length = pd.cut(
+                frame["metadata_narrative_sentences"].astype(float),
+                [0, 5, 15, math.inf],
+                labels=["short (<=5)", "medium (6-15)", "long (>15)"],
+            )
+            t8 = (
+                frame.assign(length=length)
+                .groupby(["length", "metadata_position", "metadata_n"], observed=True)["low"]
+                .mean()
+                * 100
+            )
             report.tables["table8_low_by_length_position_n"] = t8.unstack(["metadata_position", "metadata_n"])
         else:
-            report.absent["table8_low_by_length_position_n"] = "samples carry no narrative length, position or n"
+            report.absent["table8_low_by_length_position_n"] = (
+                "samples carry no narrative length, position or n"
+            )
     else:
-        for name in ("table6_quality_by_setting", "table7_position_by_setting", "table8_low_by_length_position_n"):
+        for name in (
+            "table6_quality_by_setting",
+            "table7_position_by_setting",
+            "table8_low_by_length_position_n",
+        ):
             report.absent[name] = "no judge scores in the logs"
 
     _correlations(frame, report, has_metrics, has_judge)
@@ -161,7 +194,9 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
         for metric_name in (*METRICS, "atavg"):
             for d in (*DIMENSIONS, "qavg"):
                 tau = kendalltau(systems[metric_name], systems[d]).statistic
-                system_rows.append({"setting": setting, "metric": metric_name, "dimension": d, "system_tau": tau})
+                system_rows.append(
+                    {"setting": setting, "metric": metric_name, "dimension": d, "system_tau": tau}
+                )
         # pandas' Kendall is tau-b, as scipy's, and computes a whole matrix per sample in one call.
         sample_matrices += [
             group[columns].corr(method="kendall")
@@ -175,7 +210,8 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
     table = by_setting.groupby(level=["metric", "dimension"], sort=False).mean()
     sample_level = pd.concat(sample_matrices).groupby(level=0).mean() if sample_matrices else None
     table["sample_tau"] = [
-        sample_level.loc[metric_name, d] if sample_level is not None else math.nan for metric_name, d in table.index
+        sample_level.loc[metric_name, d] if sample_level is not None else math.nan
+        for metric_name, d in table.index
     ]
     table["settings"] = by_setting.groupby(level=["metric", "dimension"], sort=False).size()
     report.tables["table4_kendall"] = table
@@ -184,15 +220,21 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
 
 def _robustness(frame: pd.DataFrame, report: Report, has_judge: bool) -> None:
     if not has_judge:
-        report.absent["table13_seed_robustness"] = report.absent["table14_judge_sensitivity"] = "no judge scores in the logs"
+        report.absent["table13_seed_robustness"] = report.absent["table14_judge_sensitivity"] = (
+            "no judge scores in the logs"
+        )
         return
     runs = frame.groupby(["model", "setting", "eval_id", "epoch"])["qavg"].mean().reset_index()
     repeated = runs.groupby(["model", "setting"])["qavg"].agg(["mean", "std", "count"])
     repeated = repeated[repeated["count"] > 1]
     if repeated.empty:
-        report.absent["table13_seed_robustness"] = "no task and model was run more than once (epochs or repeated logs)"
+        report.absent["table13_seed_robustness"] = (
+            "no task and model was run more than once (epochs or repeated logs)"
+        )
     else:
-        report.tables["table13_seed_robustness"] = repeated.rename(columns={"mean": "QAvg_mean", "std": "QAvg_sd", "count": "runs"})
+        report.tables["table13_seed_robustness"] = repeated.rename(
+            columns={"mean": "QAvg_mean", "std": "QAvg_sd", "count": "runs"}
+        )
     judges = [c for c in frame.columns if c.startswith("qavg_")]
     if judges:
         report.tables["table14_judge_sensitivity"] = frame.groupby(["setting", "model"])[judges].mean()

@@ -33,7 +33,9 @@ class LeaderboardError(ValueError):
     """A submission that cannot go on the board, named by its file."""
 
 
-def bootstrap(values_by_setting: list[list[float]], seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float] | None:
+def bootstrap(
+    values_by_setting: list[list[float]], seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float, float] | None:
     """(mean, low, high): the pooled mean over samples and its percentile interval, resampling
     the samples of each setting separately (numpy has no stratified bootstrap: written here)."""
     groups = [np.asarray(v, dtype=float) for v in values_by_setting if v]
@@ -47,7 +49,11 @@ def bootstrap(values_by_setting: list[list[float]], seed: int = BOOTSTRAP_SEED) 
         sums += group[picks].sum(axis=1)
     means = sums / total
     tail = (1 - CONFIDENCE) / 2 * 100
-    return float(np.concatenate(groups).mean()), float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+    return (
+        float(np.concatenate(groups).mean()),
+        float(np.percentile(means, tail)),
+        float(np.percentile(means, 100 - tail)),
+    )
 
 
 def _row(document: dict[str, Any], verified: bool, file: str) -> dict[str, Any]:
@@ -65,7 +71,10 @@ def _row(document: dict[str, Any], verified: bool, file: str) -> dict[str, Any]:
         "verified": verified,
         "baseline": False,
         "settings": {
-            name: {"atavg": (claims.get("atavg") or {}).get("mean"), "qavg": (claims.get("qavg") or {}).get("mean")}
+            name: {
+                "atavg": (claims.get("atavg") or {}).get("mean"),
+                "qavg": (claims.get("qavg") or {}).get("mean"),
+            }
             for name, claims in document["settings"].items()
         },
         "high": float(np.mean([q > 4 for q in scored])) if scored else None,
@@ -96,7 +105,10 @@ def read_submissions(folder: Path) -> list[dict[str, Any]]:
         verified = False
         if sidecar.is_file():
             record = json.loads(sidecar.read_text(encoding="utf-8"))
-            verified = bool(record.get("verified_from_logs")) and record.get("submission_sha256") == document["sha256"]
+            verified = (
+                bool(record.get("verified_from_logs"))
+                and record.get("submission_sha256") == document["sha256"]
+            )
         rows.append(_row(document, verified, path.name))
     return rows
 
@@ -112,7 +124,11 @@ def rank(rows: list[dict[str, Any]]) -> None:
         key = "qavg" if all(m["qavg"] for m in members) else "atavg"
         for row in members:
             row["ranked_on"] = key
-            row["rank"] = 1 + sum(1 for other in members if other is not row and other[key] and row[key] and other[key][1] > row[key][2])
+            row["rank"] = 1 + sum(
+                1
+                for other in members
+                if other is not row and other[key] and row[key] and other[key][1] > row[key][2]
+            )
 
 
 def _track_instances(track: str):
@@ -141,18 +157,33 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     out = []
     for track, signature in sorted({(r["track"], r["signature"]) for r in rows if not r["baseline"]}):
-        settings = sorted({s for r in rows if r["track"] == track and r["signature"] == signature for s in r["settings"]}, key=SETTINGS.index)
-        for name, answer in (("baseline: empty answer", lambda i: ""), ("baseline: left sentence copied", left_sentence)):
+        settings = sorted(
+            {s for r in rows if r["track"] == track and r["signature"] == signature for s in r["settings"]},
+            key=SETTINGS.index,
+        )
+        for name, answer in (
+            ("baseline: empty answer", lambda i: ""),
+            ("baseline: left sentence copied", left_sentence),
+        ):
             row = {"file": None, "track": track, "model": name, "submitter": None, "judge": "not judged", "signature": signature,
                    "verified": True, "baseline": True, "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
             try:
                 instances = _track_instances(track)
                 backbones = resolve_backbones("minilm" if "MiniLM" in signature else "paper")
-                scores = [p.values["atavg"] for p in score_pairs([answer(i) for i in instances], [i.gold_answer for i in instances], backbones)]
+                scores = [
+                    p.values["atavg"]
+                    for p in score_pairs(
+                        [answer(i) for i in instances], [i.gold_answer for i in instances], backbones
+                    )
+                ]
             except Exception as err:  # data or backbone out of reach: say so on the board
                 row.update(unavailable=f"{type(err).__name__}: {err}", n=0, atavg=None)
             else:
-                row.update(n=len(scores), atavg=bootstrap([scores]), settings={s: {"atavg": float(np.mean(scores)), "qavg": None} for s in settings})
+                row.update(
+                    n=len(scores),
+                    atavg=bootstrap([scores]),
+                    settings={s: {"atavg": float(np.mean(scores)), "qavg": None} for s in settings},
+                )
             out.append(row)
     return out
 
@@ -173,13 +204,37 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     for track in sorted({r["track"] for r in rows}):
         members = [r for r in rows if r["track"] == track]
         settings = [s for s in SETTINGS if any(s in r["settings"] for r in members)]
-        header = ["rank", "model", "judge", "badge", "AtAvg", "QAvg", *(f"{k} {s}" for s in settings for k in ("AtAvg", "QAvg")), "High%", "Low%", "n", "metric signature"]
+        header = [
+            "rank",
+            "model",
+            "judge",
+            "badge",
+            "AtAvg",
+            "QAvg",
+            *(f"{k} {s}" for s in settings for k in ("AtAvg", "QAvg")),
+            "High%",
+            "Low%",
+            "n",
+            "metric signature",
+        ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for r in sorted(members, key=lambda r: (r["baseline"], r.get("rank", 99), r["model"])):
             badge = "baseline" if r["baseline"] else ("verified from logs" if r["verified"] else "file only")
-            cells = [str(r.get("rank", "")), r["model"], r["judge"], badge, _interval(r["atavg"]), _interval(r["qavg"])]
+            cells = [
+                str(r.get("rank", "")),
+                r["model"],
+                r["judge"],
+                badge,
+                _interval(r["atavg"]),
+                _interval(r["qavg"]),
+            ]
             cells += [_cell((r["settings"].get(s) or {}).get(k)) for s in settings for k in ("atavg", "qavg")]
-            cells += [_cell(r["high"] and r["high"] * 100, 1), _cell(r["low"] and r["low"] * 100, 1), str(r["n"]), r["signature"][:60]]
+            cells += [
+                _cell(r["high"] and r["high"] * 100, 1),
+                _cell(r["low"] and r["low"] * 100, 1),
+                str(r["n"]),
+                r["signature"][:60],
+            ]
             if r.get("unavailable"):
                 cells[4] = f"unavailable ({r['unavailable'][:80]})"
             lines.append("| " + " | ".join(cells) + " |")
@@ -193,11 +248,22 @@ def write_leaderboard(submissions: Path, site: Path) -> list[dict[str, Any]]:
     rows = read_submissions(submissions)
     rank(rows)
     rows += baselines(rows)
-    data = {"settings": list(SETTINGS), "confidence": CONFIDENCE, "resamples": BOOTSTRAP_RESAMPLES, "rows": rows}
+    data = {
+        "settings": list(SETTINGS),
+        "confidence": CONFIDENCE,
+        "resamples": BOOTSTRAP_RESAMPLES,
+        "rows": rows,
+    }
     template = resources.files(__package__).joinpath("board.html").read_text(encoding="utf-8")
-    payload = json.dumps(data, sort_keys=True).replace("</", "<\\/")  # no "</script>" inside the inline script
+    payload = json.dumps(data, sort_keys=True).replace(
+        "</", "<\\/"
+    )  # no "</script>" inside the inline script
     with atomic_dir(site) as folder:
-        (folder / "leaderboard.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        (folder / "leaderboard.json").write_text(
+            json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
         (folder / "leaderboard.md").write_text(markdown(rows), encoding="utf-8")
-        (folder / "index.html").write_text(template.replace("/*LEADERBOARD_DATA*/null", payload), encoding="utf-8")
+        (folder / "index.html").write_text(
+            template.replace("/*LEADERBOARD_DATA*/null", payload), encoding="utf-8"
+        )
     return rows

@@ -48,7 +48,9 @@ def canonical(document: dict) -> str:
 
 
 def content_hash(document: dict) -> str:
-    return hashlib.sha256(canonical({k: v for k, v in document.items() if k != "sha256"}).encode()).hexdigest()
+    return hashlib.sha256(
+        canonical({k: v for k, v in document.items() if k != "sha256"}).encode()
+    ).hexdigest()
 
 
 def file_sha256(location: str) -> str:
@@ -133,18 +135,24 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
 
     selected, absent, _ = select_logs(paths)
     if absent:
-        raise SubmissionError("unfinished runs cannot be submitted: " + "; ".join(f"{k}: {v}" for k, v in absent.items()))
+        raise SubmissionError(
+            "unfinished runs cannot be submitted: " + "; ".join(f"{k}: {v}" for k, v in absent.items())
+        )
     if not selected:
         raise SubmissionError(f"no successful log in {', '.join(map(str, paths))}")
     headers = {location: read_eval_log(location, header_only=True) for location in selected}
     models = {header.eval.model for header in headers.values()}
     if len(models) > 1:
-        raise SubmissionError(f"logs of {len(models)} models ({', '.join(sorted(models))}); a submission is one model's")
+        raise SubmissionError(
+            f"logs of {len(models)} models ({', '.join(sorted(models))}); a submission is one model's"
+        )
     settings: dict[str, SettingLogs] = {}
     for location, header in headers.items():
         setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
         if setting in settings:
-            raise SubmissionError(f"two runs of setting {setting}: {Path(settings[setting].location).name} and {Path(location).name}; submit one")
+            raise SubmissionError(
+                f"two runs of setting {setting}: {Path(settings[setting].location).name} and {Path(location).name}; submit one"
+            )
         samples = sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
         settings[setting] = SettingLogs(setting, location, header, samples)
     return [settings[name] for name in sorted(settings)]
@@ -171,7 +179,9 @@ def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
         if spec.config.limit is not None or spec.config.sample_id is not None:
             problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
         if any(args.get(f) is not None for f in _FILTERS):
-            problems.append(f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}")
+            problems.append(
+                f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
+            )
         if track == "demo":
             expected = {i.sample_id for i in load_benchmark(DEMO).instances}
             if identity.get("source") != "demo":
@@ -183,11 +193,15 @@ def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
                 problems.append(f"{name}: subset {args.get('subset')!r} does not match track {track}")
             expected = set(spec.dataset.sample_ids or [])
             if track == "full" and len(expected) != PUBLISHED_INSTANCES:
-                problems.append(f"{name}: {len(expected)} instances, the full track has {PUBLISHED_INSTANCES:,}")
+                problems.append(
+                    f"{name}: {len(expected)} instances, the full track has {PUBLISHED_INSTANCES:,}"
+                )
         epochs = spec.config.epochs or 1
         seen = {str(s.id) for s in run.samples}
         if seen != {str(i) for i in expected} or len(run.samples) != len(expected) * epochs:
-            problems.append(f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))")
+            problems.append(
+                f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))"
+            )
     return problems
 
 
@@ -205,7 +219,9 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
     versions = {str(r.header.eval.task_version) for r in runs}
     for what, values in (("task versions", versions), ("metric signatures", signatures), ("judges", judges)):
         if len(values) > 1:
-            raise SubmissionError(f"the runs mix {len(values)} {what}, which are not comparable: {sorted(values)}")
+            raise SubmissionError(
+                f"the runs mix {len(values)} {what}, which are not comparable: {sorted(values)}"
+            )
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
@@ -214,7 +230,15 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
         "model": {"id": first.model, "base_url": first.model_base_url, "args": first.model_args or {}},
         "settings": {run.setting: setting_claims(run.samples) for run in runs},
         "samples": {
-            run.setting: [[str(s.id), s.epoch, _number(sample_scores(s)[0].get("atavg")), _number(sample_scores(s)[1].get("qavg"))] for s in run.samples]
+            run.setting: [
+                [
+                    str(s.id),
+                    s.epoch,
+                    _number(sample_scores(s)[0].get("atavg")),
+                    _number(sample_scores(s)[1].get("qavg")),
+                ]
+                for s in run.samples
+            ]
             for run in runs
         },
         "provenance": {
@@ -225,10 +249,25 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
             "metrics_signatures": sorted(signatures),
             "judges": sorted(judges),
             "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
-            "prompt_variants": sorted({str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}),
-            "generation_config": {r.setting: r.header.eval.model_generate_config.model_dump(exclude_none=True) for r in runs},
-            "git": {r.setting: (r.header.eval.revision.model_dump() if r.header.eval.revision else None) for r in runs},
-            "logs": [{"setting": r.setting, "file": Path(r.location).name, "eval_id": r.header.eval.eval_id, "sha256": file_sha256(r.location)} for r in runs],
+            "prompt_variants": sorted(
+                {str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}
+            ),
+            "generation_config": {
+                r.setting: r.header.eval.model_generate_config.model_dump(exclude_none=True) for r in runs
+            },
+            "git": {
+                r.setting: (r.header.eval.revision.model_dump() if r.header.eval.revision else None)
+                for r in runs
+            },
+            "logs": [
+                {
+                    "setting": r.setting,
+                    "file": Path(r.location).name,
+                    "eval_id": r.header.eval.eval_id,
+                    "sha256": file_sha256(r.location),
+                }
+                for r in runs
+            ],
             "samples_digest": samples_digest({r.setting: r.samples for r in runs}),
         },
     }
@@ -240,4 +279,7 @@ def write_submission(document: dict[str, Any], out: Path) -> None:
     from ...data.atomic import atomic_file
 
     with atomic_file(out) as partial:
-        partial.write_text(json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        partial.write_text(
+            json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+            encoding="utf-8",
+        )

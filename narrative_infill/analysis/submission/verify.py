@@ -43,12 +43,20 @@ class Verification:
         return not self.failures
 
     def lines(self) -> list[str]:
-        return [f"ok: {c}" for c in self.checks] + [f"warning: {w}" for w in self.warnings] + [f"FAILED: {f}" for f in self.failures]
+        return (
+            [f"ok: {c}" for c in self.checks]
+            + [f"warning: {w}" for w in self.warnings]
+            + [f"FAILED: {f}" for f in self.failures]
+        )
 
     def verdict(self) -> str:
         if not self.passed:
             return f"{len(self.failures)} failure(s)"
-        return "verified from its logs" if self.logs_checked else "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
+        return (
+            "verified from its logs"
+            if self.logs_checked
+            else "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
+        )
 
     def record(self) -> dict[str, Any]:
         return {"submission_sha256": self.sha256, "verified_from_logs": self.passed and self.logs_checked,
@@ -61,7 +69,9 @@ def load_document(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"{path}: unreadable: {err}") from None
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}") from None
+        raise ValueError(
+            f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}"
+        ) from None
     if not isinstance(document, dict):
         raise ValueError(f"{path}: not a submission (a JSON object is expected)")
     return document
@@ -76,14 +86,25 @@ def schema_problems(document: dict[str, Any]) -> list[str]:
 
     need(document.get("schema_version") == SCHEMA_VERSION, f"schema_version must be {SCHEMA_VERSION}")
     need(document.get("kind") == KIND, f"kind must be {KIND!r}")
-    need(document.get("track") in TRACKS, f"track must be one of {', '.join(TRACKS)}, got {document.get('track')!r}")
+    need(
+        document.get("track") in TRACKS,
+        f"track must be one of {', '.join(TRACKS)}, got {document.get('track')!r}",
+    )
     need(isinstance((document.get("model") or {}).get("id"), str), "model.id missing")
     settings, samples = document.get("settings"), document.get("samples")
     need(isinstance(settings, dict) and bool(settings), "settings missing or empty")
-    need(isinstance(samples, dict) and set(samples) == set(settings or {}), "samples must hold the same settings as settings")
+    need(
+        isinstance(samples, dict) and set(samples) == set(settings or {}),
+        "samples must hold the same settings as settings",
+    )
     for name, claims in (settings or {}).items() if isinstance(settings, dict) else []:
         need(name in TELER_LEVELS + PARADIGMS, f"settings: unknown setting {name!r}")
-        need(isinstance(claims, dict) and isinstance(claims.get("n"), int) and isinstance(claims.get("atavg"), dict), f"settings.{name}: n or atavg missing")
+        need(
+            isinstance(claims, dict)
+            and isinstance(claims.get("n"), int)
+            and isinstance(claims.get("atavg"), dict),
+            f"settings.{name}: n or atavg missing",
+        )
     provenance = document.get("provenance")
     need(isinstance(provenance, dict) and isinstance(provenance.get("logs"), list) and isinstance(provenance.get("samples_digest"), str),
          "provenance.logs or provenance.samples_digest missing")  # fmt: skip
@@ -111,12 +132,16 @@ def _self_consistency(document: dict[str, Any], result: Verification) -> None:
     for setting, rows in document["samples"].items():
         claims = document["settings"][setting]
         if claims["n"] != len(rows):
-            result.failures.append(f"settings.{setting}.n: claimed {claims['n']}, the file lists {len(rows)} samples")
+            result.failures.append(
+                f"settings.{setting}.n: claimed {claims['n']}, the file lists {len(rows)} samples"
+            )
         for index, key in ((2, "atavg"), (3, "qavg")):
             values = [row[index] for row in rows if row[index] is not None]
             claimed = (claims.get(key) or {}).get("mean")
             if values and (claimed is None or not math.isclose(claimed, fmean(values), abs_tol=TOLERANCE)):
-                result.failures.append(f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give {fmean(values)!r}")
+                result.failures.append(
+                    f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give {fmean(values)!r}"
+                )
     result.checks.append("claims agree with the file's own sample values")
 
 
@@ -126,7 +151,9 @@ def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -
     for entry in document["provenance"]["logs"]:
         path = found.get(entry.get("file"))
         if path is None:
-            result.failures.append(f"log {entry.get('file')} (setting {entry.get('setting')}) is missing from {logs_dir}")
+            result.failures.append(
+                f"log {entry.get('file')} (setting {entry.get('setting')}) is missing from {logs_dir}"
+            )
         elif file_sha256(str(path)) != entry.get("sha256"):
             result.failures.append(f"log {path.name} has changed since submission (SHA-256 differs)")
         else:
@@ -143,25 +170,48 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
     result.failures += [f"track {document['track']}: {p}" for p in problems]
     models = {r.header.eval.model for r in runs}
     if models != {document["model"]["id"]}:
-        result.failures.append(f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}")
+        result.failures.append(
+            f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}"
+        )
     for what, values in (("task version", {str(r.header.eval.task_version) for r in runs}),):
         if sorted(values) != document["provenance"].get("task_versions"):
-            result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get('task_versions')}")
+            result.failures.append(
+                f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get('task_versions')}"
+            )
     signatures, judges = scored_with(runs)
-    for what, values, claimed in (("metric signature", signatures, "metrics_signatures"), ("judge", judges, "judges")):
+    for what, values, claimed in (
+        ("metric signature", signatures, "metrics_signatures"),
+        ("judge", judges, "judges"),
+    ):
         if len(values) > 1 or sorted(values) != document["provenance"].get(claimed):
-            result.failures.append(f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get(claimed)}")
+            result.failures.append(
+                f"{what}: the logs have {sorted(values)}, the file claims {document['provenance'].get(claimed)}"
+            )
     if {r.setting for r in runs} != set(document["settings"]):
-        result.failures.append(f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}")
+        result.failures.append(
+            f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}"
+        )
     claims = {run.setting: setting_claims(run.samples) for run in runs}
     for run in runs:
         if run.setting in document["settings"]:
-            result.failures += _differences(document["settings"][run.setting], claims[run.setting], f"settings.{run.setting}")
-            rows = [[str(s.id), s.epoch, _num(sample_scores(s)[0].get("atavg")), _num(sample_scores(s)[1].get("qavg"))] for s in run.samples]
+            result.failures += _differences(
+                document["settings"][run.setting], claims[run.setting], f"settings.{run.setting}"
+            )
+            rows = [
+                [
+                    str(s.id),
+                    s.epoch,
+                    _num(sample_scores(s)[0].get("atavg")),
+                    _num(sample_scores(s)[1].get("qavg")),
+                ]
+                for s in run.samples
+            ]
             if not _close_rows(rows, document["samples"].get(run.setting, [])):
                 result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
     if samples_digest({r.setting: r.samples for r in runs}) != document["provenance"]["samples_digest"]:
-        result.failures.append("provenance.samples_digest: the logs' answers and scores differ from the submitted ones")
+        result.failures.append(
+            "provenance.samples_digest: the logs' answers and scores differ from the submitted ones"
+        )
     result.checks += ["every run successful, the track's complete sample set, no --limit/--sample-id",
                       "one model, one task version, one metric signature and one judge",
                       "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
@@ -181,17 +231,33 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
     for run in runs:
         revision = run.header.eval.revision
         if revision is not None and getattr(revision, "dirty", False):
-            result.warnings.append(f"{run.setting}: generated from uncommitted code (git {revision.commit[:12]}, dirty)")
+            result.warnings.append(
+                f"{run.setting}: generated from uncommitted code (git {revision.commit[:12]}, dirty)"
+            )
         claims = claims_by_setting[run.setting]
-        header_scores = {s.name: s.metrics["mean"].value for s in (run.header.results.scores if run.header.results else []) if s.scorer == "metrics" and "mean" in s.metrics}
-        if "atavg" in header_scores and claims["atavg"]["mean"] is not None and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6):
-            result.warnings.append(f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples {claims['atavg']['mean']:.4f}: edited log?")
+        header_scores = {
+            s.name: s.metrics["mean"].value
+            for s in (run.header.results.scores if run.header.results else [])
+            if s.scorer == "metrics" and "mean" in s.metrics
+        }
+        if (
+            "atavg" in header_scores
+            and claims["atavg"]["mean"] is not None
+            and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6)
+        ):
+            result.warnings.append(
+                f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples {claims['atavg']['mean']:.4f}: edited log?"
+            )
         if (claims["rates"]["empty_extraction"] or 0) > EMPTY_RATE_WARNING:
-            result.warnings.append(f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after extraction")
+            result.warnings.append(
+                f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after extraction"
+            )
         rouge = [_num(sample_scores(s)[0].get("rouge1")) for s in run.samples]
         near = [r >= 0.8 for r in rouge if r is not None]
         if near and fmean(near) > CONTAMINATION_WARNING:
-            result.warnings.append(f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold (ROUGE-1 >= 0.8): contamination?")
+            result.warnings.append(
+                f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold (ROUGE-1 >= 0.8): contamination?"
+            )
 
 
 def _rescore(runs, result: Verification) -> None:
@@ -208,14 +274,26 @@ def _rescore(runs, result: Verification) -> None:
     except BackboneUnavailable as err:
         result.warnings.append(f"automatic metrics not re-scored here: {err}")
         return
-    scored = score_pairs([newest_score(s, "metrics").answer or "" for s in samples], [str(s.target) for s in samples], backbones)
+    scored = score_pairs(
+        [newest_score(s, "metrics").answer or "" for s in samples],
+        [str(s.target) for s in samples],
+        backbones,
+    )
     if metrics_signature(backbones) != claimed:
-        result.warnings.append("automatic metrics re-scored with a different library or backbone version than the logs'; compared anyway")
+        result.warnings.append(
+            "automatic metrics re-scored with a different library or backbone version than the logs'; compared anyway"
+        )
     for sample, fresh in zip(samples, scored):
         logged = sample_scores(sample)[0]
-        off = [k for k, v in fresh.values.items() if not math.isclose(v, float(logged.get(k, math.nan)), abs_tol=1e-6)]
+        off = [
+            k
+            for k, v in fresh.values.items()
+            if not math.isclose(v, float(logged.get(k, math.nan)), abs_tol=1e-6)
+        ]
         if off:
-            result.failures.append(f"sample {sample.id} ({runs[0].setting}): re-scored {off} differ from the logged scores")
+            result.failures.append(
+                f"sample {sample.id} ({runs[0].setting}): re-scored {off} differ from the logged scores"
+            )
     result.checks.append(f"{len(samples)} samples' automatic metrics re-scored here")
 
 

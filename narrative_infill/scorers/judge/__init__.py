@@ -8,4 +8,12 @@ from .parse import DIMENSIONS, JudgementError, parse_judgement
 from .prompt import VARIANTS, JudgePrompt, judge_prompt
 from .scorer import judge
 
-__all__ = ["DIMENSIONS", "VARIANTS", "JudgePrompt", "JudgementError", "judge", "judge_prompt", "parse_judgement"]
+__all__ = [
+    "DIMENSIONS",
+    "VARIANTS",
+    "JudgePrompt",
+    "JudgementError",
+    "judge",
+    "judge_prompt",
+    "parse_judgement",
+]

@@ -28,7 +28,8 @@ _ALIASES = {
 }  # fmt: skip
 # "Fluency: 4" (but not the template's "Fluency: 1-5").
 _KEY_LINE = re.compile(
-    r"^[\s\"'*#\-]*([A-Za-z][A-Za-z _\-]{1,40}?)[\"'*\s]*[:=]\s*[\"'*]*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)", re.MULTILINE
+    r"^[\s\"'*#\-]*([A-Za-z][A-Za-z _\-]{1,40}?)[\"'*\s]*[:=]\s*[\"'*]*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)",
+    re.MULTILINE,
 )
 
 

@@ -61,7 +61,9 @@ def judge_prompt(variant: str = "paper") -> JudgePrompt:
             parts["rubric"],
         ]
     )
-    return JudgePrompt(variant, system, parts["user"].replace(_AUTHORS_BLANK, blank), additions["empty_candidate"])
+    return JudgePrompt(
+        variant, system, parts["user"].replace(_AUTHORS_BLANK, blank), additions["empty_candidate"]
+    )
 
 
 @cache
@@ -69,5 +71,12 @@ def dimension_definitions() -> list[dict[str, str]]:
     """The five dimensions with the paper's definitions (§3.4), for people rating by hand."""
     from .parse import DIMENSIONS
 
-    lines = [line.strip()[2:] for line in _load("paper_additions.yaml")["dimensions"].splitlines() if line.strip().startswith("- ")]
-    return [{"key": key, "name": line.split(":", 1)[0], "definition": line.split(":", 1)[1].strip()} for key, line in zip(DIMENSIONS, lines)]
+    lines = [
+        line.strip()[2:]
+        for line in _load("paper_additions.yaml")["dimensions"].splitlines()
+        if line.strip().startswith("- ")
+    ]
+    return [
+        {"key": key, "name": line.split(":", 1)[0], "definition": line.split(":", 1)[1].strip()}
+        for key, line in zip(DIMENSIONS, lines)
+    ]

@@ -19,7 +19,13 @@ from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
 #: The keys of the authors' output format, in their order.
-REPLY_KEYS = ("Fluency", "Context_Faithfulness", "Bidirectional_Coherence", "Narrative_Consistency", "Informativeness")
+REPLY_KEYS = (
+    "Fluency",
+    "Context_Faithfulness",
+    "Bidirectional_Coherence",
+    "Narrative_Consistency",
+    "Informativeness",
+)
 SCORES = [1, 2, 3, 4, 5]
 
 REPLY_SCHEMA = JSONSchema(
@@ -63,9 +69,13 @@ def reply_constraint(model_name: str, mode: str = "auto") -> tuple[str, Generate
         return "none", GenerateConfig()
     if provider in GRAMMAR_PROVIDERS:
         schema = REPLY_SCHEMA.model_dump(exclude_none=True)
-        return "grammar", GenerateConfig(extra_body={"response_format": {"type": "json_object", "schema": schema}})
+        return "grammar", GenerateConfig(
+            extra_body={"response_format": {"type": "json_object", "schema": schema}}
+        )
     if provider in SCHEMA_PROVIDERS:
-        return "schema", GenerateConfig(response_schema=ResponseSchema(name="judgement", json_schema=REPLY_SCHEMA, strict=True))
+        return "schema", GenerateConfig(
+            response_schema=ResponseSchema(name="judgement", json_schema=REPLY_SCHEMA, strict=True)
+        )
     if mode == "on":
         raise StructuredOutputUnavailable(
             f"structured=on, but the grader {model_name} cannot be told the reply's shape (its provider "

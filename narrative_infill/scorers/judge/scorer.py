@@ -41,7 +41,9 @@ def share_above(threshold: float = 4.0, inclusive: bool = False) -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         values = [s.score.as_float() for s in scores]
-        return fmean(v >= threshold if inclusive else v > threshold for v in values) if values else float("nan")
+        return (
+            fmean(v >= threshold if inclusive else v > threshold for v in values) if values else float("nan")
+        )
 
     return compute
 
@@ -117,8 +119,15 @@ def _messages(system: str, user: str, system_role: bool) -> list:
 
 
 async def _judge_once(
-    model: Model, system: str, user: str, retries: int, config: GenerateConfig, cache: bool, weighted: bool,
-    system_role: bool, structured: str,
+    model: Model,
+    system: str,
+    user: str,
+    retries: int,
+    config: GenerateConfig,
+    cache: bool,
+    weighted: bool,
+    system_role: bool,
+    structured: str,
 ) -> dict:
     """One judge's verdict on one sample: scores, or the failure and every raw reply."""
     constraint, shape = reply_constraint(str(model), structured)
@@ -145,13 +154,23 @@ async def _judge_once(
         except JudgementError as err:
             problem = str(err)
             # Say what was wrong; the changed input also keeps a cached bad reply from coming back.
-            messages = _messages(system, (
-                f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON "
-                "object holding all five integer scores from 1 to 5."
-            ), system_role)
+            messages = _messages(
+                system,
+                (
+                    f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON "
+                    "object holding all five integer scores from 1 to 5."
+                ),
+                system_role,
+            )
             continue
         scores: dict[str, float] = dict(judgement.scores)
-        verdict = {"scores": judgement.scores, "attempts": attempt + 1, "tokens": tokens, "raw": replies, "constraint": constraint}
+        verdict = {
+            "scores": judgement.scores,
+            "attempts": attempt + 1,
+            "tokens": tokens,
+            "raw": replies,
+            "constraint": constraint,
+        }
         if weighted:
             expected = _expected_scores(output, text, judgement.offsets)
             if expected is None:
@@ -161,7 +180,13 @@ async def _judge_once(
                 verdict["expected_scores"] = expected
         verdict["values"] = scores
         return verdict
-    return {"failed": problem, "attempts": retries + 1, "tokens": tokens, "raw": replies, "constraint": constraint}
+    return {
+        "failed": problem,
+        "attempts": retries + 1,
+        "tokens": tokens,
+        "raw": replies,
+        "constraint": constraint,
+    }
 
 
 _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
@@ -232,7 +257,15 @@ def judge(
         for name, model in judges:
             async with concurrency("narrative_infill_judge", max_concurrent):
                 verdicts[name] = await _judge_once(
-                    model, prompt.system, user, retries, config, cache, probability_weighted, system_role, structured
+                    model,
+                    prompt.system,
+                    user,
+                    retries,
+                    config,
+                    cache,
+                    probability_weighted,
+                    system_role,
+                    structured,
                 )
             verdicts[name]["model"] = str(model)
         judged = [v for v in verdicts.values() if "values" in v]

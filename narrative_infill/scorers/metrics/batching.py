@@ -61,7 +61,9 @@ class DynamicBatcher(Generic[Request, Result]):
                 batch = queue[: self._max_batch]
                 del queue[: self._max_batch]
                 try:
-                    results = await anyio.to_thread.run_sync(self._score_batch, [request for request, _, _ in batch])
+                    results = await anyio.to_thread.run_sync(
+                        self._score_batch, [request for request, _, _ in batch]
+                    )
                 except Exception as err:  # each waiting sample reports the failure as its own
                     for _, future, _ in batch:
                         if not future.done():

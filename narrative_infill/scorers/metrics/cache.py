@@ -32,7 +32,9 @@ class EmbeddingCache:
 
     def __init__(self, signature: str, directory: str | Path | None = None, capacity: int = MEMORY_ENTRIES):
         self.signature = signature
-        self.directory = Path(directory) / hashlib.sha256(signature.encode()).hexdigest()[:16] if directory else None
+        self.directory = (
+            Path(directory) / hashlib.sha256(signature.encode()).hexdigest()[:16] if directory else None
+        )
         self.capacity = capacity
         self._memory: OrderedDict[str, tuple[np.ndarray, ...]] = OrderedDict()
         self._lock = threading.Lock()
@@ -89,7 +91,9 @@ class EmbeddingCache:
             while len(self._memory) > self.capacity:
                 self._memory.popitem(last=False)
 
-    def lookup(self, texts: list[str], compute: Callable[[list[str]], list[tuple[np.ndarray, ...]]]) -> dict[str, Any]:
+    def lookup(
+        self, texts: list[str], compute: Callable[[list[str]], list[tuple[np.ndarray, ...]]]
+    ) -> dict[str, Any]:
         """Every text's arrays: cached ones read, the rest computed in one call and stored."""
         found = {text: self.get(text) for text in dict.fromkeys(texts)}
         missing = [text for text, value in found.items() if value is None]

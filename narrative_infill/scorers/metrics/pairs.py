@@ -46,8 +46,12 @@ def metrics_signature(backbones: Backbones) -> str:
 
 
 def score_pairs(
-    predictions: list[str], references: list[str], backbones: Backbones, batch_size: int = 64,
-    cache_dir: str | None = None, use_cache: bool = True,
+    predictions: list[str],
+    references: list[str],
+    backbones: Backbones,
+    batch_size: int = 64,
+    cache_dir: str | None = None,
+    use_cache: bool = True,
 ) -> list[PairScores]:
     """All five metrics and AtAvg for each pair; model-based metrics run once per batch.
 
@@ -63,10 +67,26 @@ def score_pairs(
     signature = backbones.signature() if use_cache else None
     bert_cache = embedding_cache("bertscore", signature, cache_dir) if use_cache else None
     sem_cache = embedding_cache("semf1", signature, cache_dir) if use_cache else None
-    bert = dict(zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], backbones, batch_size, bert_cache)))
+    bert = dict(
+        zip(
+            filled,
+            bertscore_f1(
+                [predictions[i] for i in filled],
+                [references[i] for i in filled],
+                backbones,
+                batch_size,
+                bert_cache,
+            ),
+        )
+    )
     pred_sentences = [sentences(predictions[i]) for i in filled]
     semantic = dict(
-        zip(filled, semf1(pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size, sem_cache))
+        zip(
+            filled,
+            semf1(
+                pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size, sem_cache
+            ),
+        )
     )
     no_sentences = {i for i, s in zip(filled, pred_sentences) if not s}
 
@@ -86,7 +106,9 @@ def score_pairs(
             reasons = {"semf1": "no sentences in the answer"} if i in no_sentences else {}
         bad = [name for name, value in values.items() if not math.isfinite(value)]
         if bad:
-            raise ValueError(f"non-finite {bad} for prediction {prediction[:80]!r}: refusing to average it into AtAvg")
+            raise ValueError(
+                f"non-finite {bad} for prediction {prediction[:80]!r}: refusing to average it into AtAvg"
+            )
         values[ATAVG] = sum(values[name] for name in METRIC_NAMES) / len(METRIC_NAMES)
         results.append(PairScores(values, reasons))
     return results

@@ -20,7 +20,12 @@ PAIRS_PER_FLUSH = 1024
 
 @cache
 def _batcher(
-    backbone: str, bertscore_model: str | None, bertscore_layer: int | None, semf1_model: str | None, batch_size: int, cache_dir: str | None
+    backbone: str,
+    bertscore_model: str | None,
+    bertscore_layer: int | None,
+    semf1_model: str | None,
+    batch_size: int,
+    cache_dir: str | None,
 ):
     """One batcher (and one set of loaded models) per configuration, per process."""
     from .batching import DynamicBatcher
@@ -30,7 +35,9 @@ def _batcher(
     signature_holder: list[str] = []
 
     def score_batch(pairs: list[tuple[str, str]]):
-        results = score_pairs([p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size, cache_dir=cache_dir)
+        results = score_pairs(
+            [p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size, cache_dir=cache_dir
+        )
         if not signature_holder:  # after the first batch: the models are loaded by then
             signature_holder.append(metrics_signature(backbones))
         return [(result, signature_holder[0]) for result in results]
