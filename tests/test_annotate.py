@@ -1,11 +1,14 @@
 """The human-rating study (``analysis/annotate/``): a blinded shared sample, ratings that survive
-a killed server, the export the report reads, and the page driven in a real browser."""
+a killed server, the export the report reads, the page driven in a real browser, a server that
+takes ratings only from its own page, and two annotators' servers that never lose a rating."""
 
 from __future__ import annotations
 
 import csv
+import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -13,18 +16,21 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from narrative_infill.analysis.annotate.study import StudyError, draw, open_study
+from narrative_infill.analysis.report.human import read_human_ratings
 from narrative_infill.cli import main
+from narrative_infill.data.records import BLANK
 from narrative_infill.tasks import infill_task
 
 from helpers import mock_output
 
-pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
+heavy = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
 VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
 N = 6
@@ -58,7 +64,12 @@ def free_port() -> int:
 def start(logs, study, annotator, port):
     command = [sys.executable, "-m", "narrative_infill.cli", "annotate", str(logs), "-o", str(study), "--n", str(N),
                "--annotator", annotator, "--port", str(port)]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return wait_until_up(
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), port
+    )
+
+
+def wait_until_up(server, port):
     deadline = time.monotonic() + 120
     while True:
         try:
@@ -70,12 +81,31 @@ def start(logs, study, annotator, port):
             time.sleep(0.2)
 
 
-def api(port, path, body=None):
+def token_of(port) -> str:
+    """The study's secret, as the page receives it ('' where the page carries none)."""
+    found = re.search(rb'name="rating-token" content="([^"]*)"', send(port, "GET", "/")[1])
+    return found.group(1).decode() if found else ""
+
+
+def api(port, path, body=None, token=""):
+    headers = {"Content-Type": "application/json", **({"X-Rating-Token": token} if token else {})}
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode() if body else None,
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+                                     headers=headers)  # fmt: skip
     return json.loads(urllib.request.urlopen(request, timeout=10).read())
 
 
+def send(port, method, path, body=b"", headers=None):
+    """One raw request with exactly these headers (Host too, when given): (status, body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request(method, path, body=body or None, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@heavy
 def test_the_draw_is_stratified_seeded_and_blind(logs):
     manifest = draw([str(logs)], n=N, seed=3)
     assert manifest == draw([str(logs)], n=N, seed=3)
@@ -85,6 +115,7 @@ def test_the_draw_is_stratified_seeded_and_blind(logs):
         draw([str(logs)], n=25, seed=3)
 
 
+@heavy
 def test_a_study_folder_refuses_other_logs(logs, tmp_path):
     open_study(tmp_path, [str(logs)], N, 0)
     other = tmp_path / "other"
@@ -94,6 +125,7 @@ def test_a_study_folder_refuses_other_logs(logs, tmp_path):
         open_study(tmp_path, [str(other)], N, 0)
 
 
+@heavy
 def test_bad_input_is_named(logs, tmp_path, capsys):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -125,6 +157,7 @@ def test_bad_input_is_named(logs, tmp_path, capsys):
     assert "letters, digits" in capsys.readouterr().err
 
 
+@heavy
 def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -164,10 +197,16 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
         server.send_signal(signal.SIGKILL)  # no clean shutdown: nothing may be lost
         server.wait(timeout=30)
         server = start(logs, study, "ann1", port)
+        page.evaluate("document.getElementById('status').textContent = ''")
+        page.keyboard.type(
+            "55555"
+        )  # the tab opened before the kill still saves: the study's token outlived it
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.getElementById('status').textContent === 'saved'")
         page.goto(f"http://127.0.0.1:{port}/")
-        page.wait_for_function("document.getElementById('count').textContent.includes('3 rated')")
-        assert page.inner_text("#count").startswith("Item 4 of 6")  # resumed at the first unrated item
-        for _ in range(N - 3):
+        page.wait_for_function("document.getElementById('count').textContent.includes('4 rated')")
+        assert page.inner_text("#count").startswith("Item 5 of 6")  # resumed at the first unrated item
+        for _ in range(N - 4):
             page.keyboard.type("55555")
             page.keyboard.press("Enter")
             page.wait_for_function("document.getElementById('status').textContent === 'saved'")
@@ -184,7 +223,7 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
         item = api(port, f"/api/item/{index}")
         scores = {"fluency": 4, "context_faithfulness": 3 + index % 2, "bidirectional_coherence": 4,
                   "narrative_consistency": 5, "informativeness": 2 + index % 3}  # fmt: skip
-        api(port, "/api/rate", {"item": item["item"], "scores": scores})
+        api(port, "/api/rate", {"item": item["item"], "scores": scores}, token_of(port))
     server.send_signal(signal.SIGINT)
     server.wait(timeout=30)
     with open(study / "ratings.csv", newline="") as handle:
@@ -227,3 +266,239 @@ def test_a_rating_cut_by_a_crash_is_ignored_but_a_damaged_file_is_named(tmp_path
     ratings.path.write_text('{"oops\n' + ratings.path.read_text())
     with pytest.raises(StudyError, match="ratings-ann.jsonl, line 1: not a rating"):
         ratings.load()
+    # A score edited into the file by hand is named too, never exported for report --human to trip on.
+    good = ratings.path.read_text().removeprefix('{"oops\n')
+    ratings.path.write_text(good.replace('"fluency": 4', '"fluency": true', 1))
+    with pytest.raises(StudyError, match="ratings-ann.jsonl, line 1: fluency: each must be an integer"):
+        ratings.load()
+
+
+# --- The server takes ratings only from its own page (no logs needed: a hand-made study) ---
+
+SCORES = {"fluency": 4, "context_faithfulness": 3, "bidirectional_coherence": 4, "narrative_consistency": 5,
+          "informativeness": 2}  # fmt: skip
+SERVE = """
+import json, sys
+from pathlib import Path
+from narrative_infill.analysis.annotate.server import serve
+folder, annotator, port = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+try:
+    serve(folder, json.loads((folder / "manifest.json").read_text()), annotator, "127.0.0.1", port)
+except KeyboardInterrupt:
+    pass
+"""
+
+
+def small_study(folder, n=3):
+    items = [{"item": f"item-{i:04d}", "sample_id": f"s{i}", "model": "mockllm/m", "setting": "l2",
+              "problem": f"They left at dawn. {BLANK} They slept well.", "answer": "They walked all day."}
+             for i in range(1, n + 1)]  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps({"seed": 0, "n": n, "logs": [], "items": items}))
+    return folder
+
+
+@pytest.fixture
+def rating_server(tmp_path):
+    """A study of three items and one annotator's server on it: (folder, port)."""
+    folder, port = small_study(tmp_path / "study"), free_port()
+    server = wait_until_up(
+        subprocess.Popen([sys.executable, "-c", SERVE, str(folder), "ann", str(port)]), port
+    )
+    yield folder, port
+    server.send_signal(signal.SIGINT)
+    server.wait(timeout=30)
+
+
+def rate_request(port, token, scores=SCORES, note="", item="item-0001", **headers):
+    """A save as the page sends it, with any header replaced (None: left out)."""
+    body = json.dumps({"item": item, "scores": scores, "note": note}).encode()
+    sent = {"Content-Type": "application/json", "X-Rating-Token": token, "Origin": f"http://127.0.0.1:{port}"}
+    sent.update((key.replace("_", "-"), value) for key, value in headers.items())
+    return send(port, "POST", "/api/rate", body, {k: v for k, v in sent.items() if v is not None})
+
+
+def nothing_saved(folder):
+    return not (folder / "ratings-ann.jsonl").exists() and not (folder / "ratings.csv").exists()
+
+
+def test_another_page_cannot_rate_or_read_the_token(rating_server):
+    folder, port = rating_server
+    # The review's reproduction: a simple text/plain POST from another page, sent without a preflight.
+    status, _ = rate_request(port, None, Content_Type="text/plain", Origin="http://evil.example")
+    assert status == 403 and nothing_saved(folder)
+    token = token_of(port)
+    assert len(token) >= 32
+    refused = {
+        "no token": ({"X_Rating_Token": None}, 403),
+        "a wrong token": ({"X_Rating_Token": "0" * len(token)}, 403),
+        "the token, from another page": ({"Origin": "http://evil.example"}, 403),
+        "the token, from another port": ({"Origin": f"http://127.0.0.1:{port + 1}"}, 403),
+        "the token, from an opaque origin": ({"Origin": "null"}, 403),
+        "the token, as text/plain": ({"Content_Type": "text/plain"}, 415),
+        "the token, no content type": ({"Content_Type": None}, 415),
+        "the token, a rebinding Host": ({"Host": "evil.example"}, 403),
+        "the token, a rebinding Host and port": ({"Host": f"evil.example:{port}"}, 403),
+    }
+    for case, (headers, expected) in refused.items():
+        assert rate_request(port, token, **headers)[0] == expected, case
+        assert nothing_saved(folder), case
+    # DNS rebinding: a page served as evil.example (resolving to 127.0.0.1) must not read the token.
+    for host in ("evil.example", f"evil.example:{port}"):
+        status, page = send(port, "GET", "/", headers={"Host": host})
+        assert status == 403 and token.encode() not in page
+        assert send(port, "GET", "/api/state", headers={"Host": host})[0] == 403
+    # The page itself, by either name of the loopback address.
+    assert rate_request(port, token)[0] == 200
+    assert (
+        rate_request(
+            port, token, item="item-0002", Host=f"localhost:{port}", Origin=f"http://localhost:{port}"
+        )[0]
+        == 200
+    )
+    assert (
+        rate_request(port, token, item="item-0003", Origin=None)[0] == 200
+    )  # curl with the token: no Origin
+    assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 3
+
+
+def test_the_page_cannot_be_framed_by_another_page(rating_server):
+    """Clickjacking: another page framing the rating page would send the right token on the user's keys."""
+    connection = http.client.HTTPConnection("127.0.0.1", rating_server[1], timeout=60)
+    connection.request("GET", "/")
+    headers = connection.getresponse().headers
+    connection.close()
+    assert (
+        headers["X-Frame-Options"] == "DENY"
+        and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    )
+
+
+def test_a_body_over_64_kb_is_refused_unread(rating_server):
+    folder, port = rating_server
+    token = token_of(port)
+    body = json.dumps({"item": "item-0001", "scores": SCORES, "note": "x" * 20_000_000}).encode()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.putrequest("POST", "/api/rate")
+    for key, value in (("Content-Type", "application/json"), ("X-Rating-Token", token),
+                       ("Content-Length", str(len(body)))):  # fmt: skip
+        connection.putheader(key, value)
+    connection.endheaders()  # the 20 MB body is never sent: the answer comes from the headers alone
+    assert connection.getresponse().status == 413 and nothing_saved(folder)
+    connection.close()
+    assert rate_request(port, token, note="x" * 70_000)[0] == 413 and nothing_saved(folder)
+    assert rate_request(port, token, Content_Length="lots")[0] == 400 and nothing_saved(folder)
+    assert rate_request(port, token, note="x" * 60_000)[0] == 200  # a long note under the cap is kept
+
+
+def test_scores_are_integers_never_booleans(rating_server, tmp_path):
+    folder, port = rating_server
+    token = token_of(port)
+    for bad in (True, False, 4.0, "4", 0, 6, None):
+        status, answer = rate_request(port, token, scores={**SCORES, "fluency": bad})
+        assert status == 400 and b"fluency" in answer and nothing_saved(folder), bad
+    for body in (b"[1, 2]", b'{"item": "item-0001", "scores": [4, 4, 4, 4, 4]}', b'{"item": ["item-0001"]}',
+                 b'{"item": "item-0001", "scores": {}, "note": 5}', b"\xff\xfe", b"[" * 60_000):  # fmt: skip
+        headers = {"Content-Type": "application/json", "X-Rating-Token": token}
+        assert send(port, "POST", "/api/rate", body, headers)[0] == 400 and nothing_saved(folder), body
+    status, answer = rate_request(port, token, scores={**SCORES, "originality": 5})
+    assert status == 400 and b"originality" in answer and nothing_saved(folder)
+    assert rate_request(port, token)[0] == 200
+    assert len(read_human_ratings(str(folder / "ratings.csv"))) == 1  # what report --human reads
+
+
+def test_a_revised_rating_is_marked_and_the_earlier_one_kept(rating_server):
+    folder, port = rating_server
+    token = token_of(port)
+    assert rate_request(port, token)[0] == 200
+    assert rate_request(port, token, item="item-0002")[0] == 200
+    assert rate_request(port, token, scores={**SCORES, "fluency": 1}, note="second look")[0] == 200
+    with open(folder / "ratings.csv", newline="") as handle:
+        rows = {row["sample_id"]: row for row in csv.DictReader(handle)}
+    assert (rows["s1"]["fluency"], rows["s1"]["note"], rows["s1"]["revised"]) == ("1", "second look", "true")
+    assert rows["s2"]["revised"] == "false"
+    lines = [json.loads(line) for line in (folder / "ratings-ann.jsonl").read_text().splitlines()]
+    assert [(r["item"], r["fluency"]) for r in lines] == [
+        ("item-0001", 4),
+        ("item-0002", 4),
+        ("item-0001", 1),
+    ]
+    assert len(read_human_ratings(str(folder / "ratings.csv"))) == 2  # one row per item and annotator
+
+
+# Run in each server process of the concurrency test: the export pauses between reading the ratings
+# files and writing ratings.csv while the test holds it, and a save that finds the study locked says so.
+PAUSE = """
+import fcntl, os, sys, time
+from contextlib import contextmanager
+from pathlib import Path
+import narrative_infill.analysis.annotate.study as study
+control, me = Path(os.environ["RATING_TEST_CONTROL"]), sys.argv[2]
+real_atomic_file, real_flock = study.atomic_file, fcntl.flock
+
+@contextmanager
+def paused_atomic_file(target):
+    if Path(target).name == "ratings.csv" and (control / f"hold-{me}").exists():
+        (control / f"read-{me}").touch()
+        while (control / f"hold-{me}").exists():
+            time.sleep(0.01)
+    with real_atomic_file(target) as partial:
+        yield partial
+
+def observed_flock(handle, operation):
+    if operation == fcntl.LOCK_EX:
+        try:
+            return real_flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            (control / f"waiting-{me}").touch()
+    return real_flock(handle, operation)
+
+study.atomic_file, fcntl.flock = paused_atomic_file, observed_flock
+"""
+
+
+def wait_for(condition, what):
+    deadline = time.monotonic() + 120  # a hang guard only: every wait is on a state, never on time
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.01)
+
+
+def test_two_annotators_servers_saving_interleaved_lose_no_rating(tmp_path):
+    folder, control = small_study(tmp_path / "study"), tmp_path / "control"
+    control.mkdir()
+    environment = {**os.environ, "RATING_TEST_CONTROL": str(control)}
+    servers, ports = [], {}
+    for annotator in ("alice", "bob"):
+        ports[annotator] = free_port()
+        command = [sys.executable, "-c", PAUSE + SERVE, str(folder), annotator, str(ports[annotator])]
+        servers.append(wait_until_up(subprocess.Popen(command, env=environment), ports[annotator]))
+    tokens = {annotator: token_of(port) for annotator, port in ports.items()}
+
+    def save(annotator, item):
+        return rate_request(ports[annotator], tokens[annotator], item=item)[0]
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            # Each round: the first annotator's export has read every file and is held before writing
+            # ratings.csv; the second saves meanwhile (done, or waiting on the study's lock); then both finish.
+            for first, second, item in (("alice", "bob", "item-0001"), ("bob", "alice", "item-0002")):
+                (control / f"hold-{first}").touch()
+                held = pool.submit(save, first, item)
+                read, waiting = control / f"read-{first}", control / f"waiting-{second}"
+                wait_for(read.exists, f"{first}'s export read the files")
+                overtaking = pool.submit(save, second, item)
+                wait_for(lambda done=overtaking.done, path=waiting: done() or path.exists(),
+                         f"{second}'s save finished or waits for the lock")  # fmt: skip
+                (control / f"hold-{first}").unlink()
+                assert (held.result(), overtaking.result()) == (200, 200)
+                for marker in control.iterdir():
+                    marker.unlink()
+                with open(folder / "ratings.csv", newline="") as handle:
+                    exported = {(row["annotator"], row["sample_id"]) for row in csv.DictReader(handle)}
+                saved = {(a, f"s{i}") for a in ("alice", "bob") for i in range(1, int(item[-1]) + 1)}
+                assert exported == saved, f"after the round {first} then {second}: missing {saved - exported}"
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=30)

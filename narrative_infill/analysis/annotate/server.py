@@ -4,21 +4,44 @@ Python's own ``http.server`` (no dependency to keep up, nothing from a network):
 (``page.html``, inline CSS and JS) and a small JSON API. Bound to 127.0.0.1 by default. One
 annotator per server; a second server for the same annotator name is refused while the first
 runs (a lock file holding its process id).
+
+Any page the annotator visits can send requests to 127.0.0.1, so the server answers only its
+own page: a request whose ``Host`` or ``Origin`` is not the server's own address is refused (a
+DNS-rebinding page carries its own name), a save needs the study's secret (``.page-token``,
+written into the page when it loads and sent back as ``X-Rating-Token``, which no other page
+can read or send without a preflight this server never grants) and ``Content-Type:
+application/json``, and a body over 64 KB is refused before it is read. The page cannot be
+framed by another page either (clickjacking would send the token on the annotator's keys).
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import json
 import os
+import secrets
 import socket
+import tempfile
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...scorers.judge.prompt import dimension_definitions
-from .study import Ratings, StudyError, blank_marked, export, order_for
+from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for
+
+TOKEN = ".page-token"
+TOKEN_HEADER = "X-Rating-Token"
+MAX_BODY = 64 * 1024
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+}
 
 
 class AnnotationServerError(RuntimeError):
@@ -79,28 +102,118 @@ class Study:
         return {"index": index, "item": item["item"], **blank_marked(item["problem"], item["answer"]),
                 "rating": self.ratings.load().get(item["item"])}  # fmt: skip
 
-    def rate(self, body: dict[str, Any]) -> dict[str, Any]:
-        if body.get("item") not in self.items:
-            raise StudyError(f"unknown item {body.get('item')!r}")
-        self.ratings.add(body["item"], body.get("scores") or {}, str(body.get("note") or ""))
-        export(self.folder, self.manifest)
+    def rate(self, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise StudyError("a rating is a JSON object with 'item', 'scores' and 'note'")
+        item, note = body.get("item"), body.get("note") or ""
+        if not isinstance(item, str) or item not in self.items:
+            raise StudyError(f"unknown item {item!r}")
+        if not isinstance(note, str):
+            raise StudyError("'note' must be text")
+        self.ratings.add(item, body.get("scores"), note)
+        try:
+            export(self.folder, self.manifest)
+        except StudyError as err:  # another file is damaged: say that this rating is kept all the same
+            raise StudyError(
+                f"saved in {self.ratings.path.name}, but {EXPORT} was not rewritten: {err}"
+            ) from None
         return self.state()
 
 
-def make_handler(study: Study, page: str):
+def study_token(folder: Path) -> str:
+    """The study's page secret: drawn once and kept in the folder (readable by its owner only), so a
+    page opened before a server was killed still saves after it restarts."""
+    path = Path(folder) / TOKEN
+    if not path.is_file():
+        handle, partial = tempfile.mkstemp(prefix=f"{TOKEN}.", suffix=".partial", dir=folder)  # mode 0600
+        try:
+            with os.fdopen(handle, "w") as out:
+                out.write(secrets.token_urlsafe(32))
+            try:
+                os.link(partial, path)  # created whole, and only once: servers starting together agree
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(partial)
+    token = path.read_text().strip()
+    if len(token) < 32:
+        raise AnnotationServerError(f"{path}: not a page secret (edited?); delete it to draw a new one")
+    return token
+
+
+class OwnAddress:
+    """What ``Host`` and ``Origin`` may name: the address the server is bound to (with 'localhost'
+    for the loopback; any IP literal for a wildcard bind, since a rebinding page names its domain)."""
+
+    def __init__(self, host: str, port: int):
+        self.port, self.names, self.wildcard = port, {host.lower()}, host in ("", "0.0.0.0", "::")
+        if self.wildcard or host == "localhost" or _loopback(host):
+            self.names |= {"localhost", "127.0.0.1"}
+
+    def _names(self, hostname: str | None, port: int | None) -> bool:
+        if hostname is None or (port or 80) != self.port:
+            return False
+        return hostname in self.names or (self.wildcard and _ip_literal(hostname))
+
+    def host(self, value: str | None) -> bool:
+        try:
+            parts = urlsplit(f"//{value}")
+            return bool(value) and parts.path == "" and self._names(parts.hostname, parts.port)
+        except ValueError:  # a port that is no number
+            return False
+
+    def origin(self, value: str) -> bool:
+        try:
+            parts = urlsplit(value)
+            return parts.scheme == "http" and parts.path == "" and self._names(parts.hostname, parts.port)
+        except ValueError:
+            return False
+
+
+def _ip_literal(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _loopback(name: str) -> bool:
+    return _ip_literal(name) and ipaddress.ip_address(name).is_loopback
+
+
+def make_handler(study: Study, page: str, token: str, own: OwnAddress):
     class Handler(BaseHTTPRequestHandler):
         def _send(self, status: int, body: bytes, kind: str) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
+            for key, value in _HEADERS.items():
+                self.send_header(key, value)
             self.end_headers()
             self.wfile.write(body)
 
         def _json(self, status: int, value: Any) -> None:
             self._send(status, json.dumps(value).encode(), "application/json")
 
+        def _refuse(self, status: int, why: str) -> None:
+            self.close_connection = True  # any body stays unread
+            self._json(status, {"error": why})
+
+        def _foreign(self) -> bool:
+            """Refused unless it names this server: DNS rebinding, or another page's request."""
+            if not own.host(self.headers.get("Host")):
+                self._refuse(HTTPStatus.FORBIDDEN, "Host is not this server's address")
+                return True
+            origin = self.headers.get("Origin")
+            if origin is not None and not own.origin(origin):
+                self._refuse(HTTPStatus.FORBIDDEN, "the request comes from another page")
+                return True
+            return False
+
         def do_GET(self):  # noqa: N802 (http.server's name)
+            if self._foreign():
+                return
             try:
                 if self.path in ("/", "/index.html"):
                     self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
@@ -113,14 +226,40 @@ def make_handler(study: Study, page: str):
             except (StudyError, ValueError) as err:
                 self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
 
+        def _body(self) -> bytes | None:
+            """The request's body, once it has passed every check that needs no body; None: refused."""
+            if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, "").encode(), token.encode()):
+                self._refuse(HTTPStatus.FORBIDDEN, "not this study's page (reload it)")
+                return None
+            if self.headers.get_content_type() != "application/json":  # text/plain when absent
+                self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+                return None
+            length = self.headers.get("Content-Length")
+            if length is None:
+                self._refuse(HTTPStatus.LENGTH_REQUIRED, "Content-Length is required")
+                return None
+            if not (length.isascii() and length.isdigit()):
+                self._refuse(HTTPStatus.BAD_REQUEST, f"Content-Length {length!r} is not a length")
+                return None
+            if int(length) > MAX_BODY:
+                self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a rating is at most {MAX_BODY} bytes")
+                return None
+            return self.rfile.read(int(length))
+
         def do_POST(self):  # noqa: N802
+            if self._foreign():
+                return
+            if self.path != "/api/rate":
+                return self._refuse(HTTPStatus.NOT_FOUND, "not found")
+            body = self._body()
+            if body is None:
+                return
             try:
-                if self.path != "/api/rate":
-                    return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-                length = int(self.headers.get("Content-Length") or 0)
-                self._json(HTTPStatus.OK, study.rate(json.loads(self.rfile.read(length) or b"{}")))
-            except (StudyError, ValueError) as err:
+                self._json(HTTPStatus.OK, study.rate(json.loads(body)))
+            except (StudyError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError included
                 self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+            except RecursionError:
+                self._json(HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep"})
 
         def log_message(self, *args):  # quiet: the terminal shows progress lines instead
             pass
@@ -147,9 +286,11 @@ def serve(folder: Path, manifest: dict[str, Any], annotator: str, host: str, por
     lock = AnnotatorLock(folder, annotator)
     lock.acquire()
     try:
+        token = study_token(folder)
         page = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
+        page = page.replace("__RATING_TOKEN__", token)
         study = Study(folder, manifest, annotator)
-        server = ThreadingHTTPServer((host, port), make_handler(study, page))
+        server = ThreadingHTTPServer((host, port), make_handler(study, page, token, OwnAddress(host, port)))
         state = study.state()
         print(
             f"rating page for {annotator}: http://{host}:{port}/  ({state['rated']} of {state['total']} rated; Ctrl-C stops)",

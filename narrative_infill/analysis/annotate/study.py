@@ -4,13 +4,18 @@ and the export that ``narrative-infill report --human`` reads (Table 2).
 The study folder holds ``manifest.json`` (the drawn items, written once: every annotator rates
 the same ones), ``ratings-<annotator>.jsonl`` (append-only: every rating is flushed to disk
 when given, so a crash, a closed tab or a killed server loses nothing; the last rating of an
-item counts) and ``ratings.csv`` (all annotators, rewritten atomically after every rating).
-Model names, settings and scores are kept in the manifest for the export and never shown.
+item counts, the earlier ones stay in the file) and ``ratings.csv`` (all annotators, rewritten
+atomically after every rating; a rating that replaced an earlier one is marked ``revised``).
+Annotators' servers may run side by side on one folder: each append and each rewrite of the
+export holds the study's lock (``.ratings.lock``, ``flock``), so no save is lost to a rewrite
+that read the files before it. Model names, settings and scores are kept in the manifest for
+the export and never shown.
 """
 
 from __future__ import annotations
 
 import csv
+import fcntl
 import hashlib
 import io
 import json
@@ -19,6 +24,8 @@ import random
 import re
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +36,7 @@ from ...scorers.judge.parse import DIMENSIONS
 MANIFEST = "manifest.json"
 DEFAULT_ITEMS = 300  # the paper's human study
 EXPORT = "ratings.csv"
+LOCK = ".ratings.lock"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -146,6 +154,31 @@ def blank_marked(problem: str, answer: str) -> dict[str, str]:
     return {"before": before, "infill": answer, "after": after}
 
 
+@contextmanager
+def study_lock(folder: Path) -> Iterator[None]:
+    """The study's one writer at a time, across every annotator's server process.
+
+    ``flock`` on a lock file that is never removed (removing it would let two holders in); the
+    kernel releases it when its holder dies, so a killed server never leaves the study locked.
+    """
+    with open(Path(folder) / LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def check_scores(scores: Any) -> dict[str, int]:
+    """The five dimensions, each an integer 1-5: ``True`` is no score, though Python counts it an int."""
+    if not isinstance(scores, dict):
+        raise StudyError(f"scores must be an object with {', '.join(DIMENSIONS)}")
+    unknown = sorted(set(scores) - set(DIMENSIONS))
+    if unknown:
+        raise StudyError(f"{', '.join(map(str, unknown))}: not a dimension ({', '.join(DIMENSIONS)})")
+    bad = [d for d in DIMENSIONS if not (type(scores.get(d)) is int and 1 <= scores[d] <= 5)]
+    if bad:
+        raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
+    return {d: scores[d] for d in DIMENSIONS}
+
+
 class Ratings:
     """One annotator's ratings: an append-only JSON Lines file, each line flushed and synced."""
 
@@ -154,8 +187,9 @@ class Ratings:
         self.annotator = check_name(annotator)
         self.path = self.folder / f"ratings-{annotator}.jsonl"
 
-    def load(self) -> dict[str, dict[str, Any]]:
-        ratings = {}
+    def history(self) -> dict[str, list[dict[str, Any]]]:
+        """Every rating of each item, oldest first."""
+        ratings: dict[str, list[dict[str, Any]]] = defaultdict(list)
         lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.is_file() else []
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -166,49 +200,56 @@ class Ratings:
                 if number == len(lines):  # the last line, cut by a crash mid-write: never answered as saved
                     continue
                 raise StudyError(f"{self.path}, line {number}: not a rating (the file was edited?)") from None
-            ratings[record["item"]] = record
-        return ratings
+            if not isinstance(record, dict) or not isinstance(record.get("item"), str):
+                raise StudyError(
+                    f"{self.path}, line {number}: a rating names its 'item' (the file was edited?)"
+                )
+            try:
+                check_scores({d: record.get(d) for d in DIMENSIONS})
+            except StudyError as err:
+                raise StudyError(f"{self.path}, line {number}: {err} (the file was edited?)") from None
+            ratings[record["item"]].append(record)
+        return dict(ratings)
 
-    def add(self, item: str, scores: dict[str, Any], note: str = "") -> dict[str, Any]:
-        bad = [d for d in DIMENSIONS if not (isinstance(scores.get(d), int) and 1 <= scores[d] <= 5)]
-        if bad:
-            raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
-        record = {"item": item, **{d: scores[d] for d in DIMENSIONS}, "note": note or "", "time": time.time()}
-        if self.path.is_file() and self.path.stat().st_size:
-            with open(self.path, "r+b") as handle:
-                handle.seek(-1, os.SEEK_END)
-                if handle.read(1) != b"\n":  # a line cut by a crash, never answered as saved: drop it
-                    data = self.path.read_bytes()
-                    handle.truncate(data.rfind(b"\n") + 1)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+    def load(self) -> dict[str, dict[str, Any]]:
+        """The rating that counts for each item: its last."""
+        return {item: records[-1] for item, records in self.history().items()}
+
+    def add(self, item: str, scores: Any, note: str = "") -> dict[str, Any]:
+        record = {"item": item, **check_scores(scores), "note": note or "", "time": time.time()}
+        with study_lock(self.folder):
+            if self.path.is_file() and self.path.stat().st_size:
+                with open(self.path, "r+b") as handle:
+                    handle.seek(-1, os.SEEK_END)
+                    if handle.read(1) != b"\n":  # a line cut by a crash, never answered as saved: drop it
+                        data = self.path.read_bytes()
+                        handle.truncate(data.rfind(b"\n") + 1)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
         return record
 
 
 def export(folder: Path, manifest: dict[str, Any]) -> Path:
-    """``ratings.csv`` over every annotator's file, with model and setting from the manifest."""
+    """``ratings.csv`` over every annotator's file, with model and setting from the manifest.
+
+    Read and rewritten under the study's lock: a rewrite that read the files before another
+    server's save cannot land after that save's own rewrite.
+    """
     by_item = {item["item"]: item for item in manifest["items"]}
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note"])
-    for path in sorted(Path(folder).glob("ratings-*.jsonl")):
-        annotator = path.stem.removeprefix("ratings-")
-        for item_id, record in sorted(Ratings(folder, annotator).load().items()):
-            item = by_item.get(item_id)
-            if item is not None:
-                writer.writerow(
-                    [
-                        item["sample_id"],
-                        annotator,
-                        *(record[d] for d in DIMENSIONS),
-                        item["model"],
-                        item["setting"],
-                        record.get("note", ""),
-                    ]
-                )
     target = Path(folder) / EXPORT
-    with atomic_file(target) as partial:
-        partial.write_text(out.getvalue(), encoding="utf-8")
+    with study_lock(folder):
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note", "revised"])
+        for path in sorted(Path(folder).glob("ratings-*.jsonl")):
+            annotator = path.stem.removeprefix("ratings-")
+            for item_id, records in sorted(Ratings(folder, annotator).history().items()):
+                item, record = by_item.get(item_id), records[-1]
+                if item is not None:
+                    writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"],
+                                     item["setting"], record.get("note", ""), str(len(records) > 1).lower()])  # fmt: skip
+        with atomic_file(target) as partial:
+            partial.write_text(out.getvalue(), encoding="utf-8")
     return target
