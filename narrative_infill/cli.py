@@ -34,7 +34,12 @@ def _serve(args: argparse.Namespace) -> int:
         env = server.environment()
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
-            status, stopped_by = run_forwarding_signals(command, {**os.environ, **env})
+            status, stopped_by = run_forwarding_signals(
+                command, {**os.environ, **env}, stop_when=lambda: server.failure() is not None
+            )
+            failure = server.failure()
+            if failure is not None:
+                raise LocalServerError(f"{failure}\nthe command was stopped (exit status {status})")
             return status if status > 0 or stopped_by is None else 128 + stopped_by
         print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
         for name, value in env.items():

@@ -40,7 +40,7 @@ def test_server_that_dies_is_reported_not_waited_on(tmp_path):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 64)
     started = time.monotonic()
-    with pytest.raises(LocalServerError, match="exited with code"):
+    with pytest.raises(LocalServerError, match="exited with status"):
         LocalModelServer(broken, port=free_port(), startup_timeout=60).start()
     assert time.monotonic() - started < 60
 
@@ -134,7 +134,9 @@ def test_serve_command_runs_a_command_against_the_server_then_stops_it():
     port = free_port()
     probe = (
         "import os, urllib.request; "
-        "print(urllib.request.urlopen(os.environ['LLAMA_CPP_PYTHON_BASE_URL'] + '/models', timeout=5).status)"
+        "request = urllib.request.Request(os.environ['LLAMA_CPP_PYTHON_BASE_URL'] + '/models', "
+        "headers={'Authorization': 'Bearer ' + os.environ['LLAMA_CPP_PYTHON_API_KEY']}); "
+        "print(urllib.request.urlopen(request, timeout=5).status)"
     )
     result = subprocess.run(
         [

