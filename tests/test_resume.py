@@ -76,9 +76,10 @@ def test_a_killed_server_ends_the_run_with_errors_and_eval_retry_completes_it_on
         assert interrupted.status == "error" and 0 < len(done) < 24
     finally:
         server.stop()
-    with LocalModelServer(port=port):
+    with LocalModelServer(port=port) as again:  # a new server, with a new key
         retry = subprocess.run([str(BIN / "inspect"), "eval-retry", str(failed), "--max-retries", "1", "--timeout", "60",
-                                "--display", "plain"], env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+                                "--display", "plain"], env={**env, **again.environment()}, capture_output=True, text=True,
+                               timeout=600)  # fmt: skip
     assert retry.returncode == 0, retry.stderr[-2000:]
     completed = [read_eval_log(str(path)) for path in logs(log_dir) if path != failed]
     assert [log.status for log in completed] == ["success"]
@@ -116,7 +117,7 @@ def test_sigterm_to_serve_leaves_a_readable_log_and_no_server(tmp_path, ignore_s
     assert len(finished) >= 2 and all("atavg" in s.scores["metrics"].value for s in finished)
     assert not port_in_use(port)
     assert (
-        subprocess.run(["pgrep", "-f", f"llama_cpp.server.*--port {port}"], capture_output=True).returncode
+        subprocess.run(["pgrep", "-f", f"local.llama_server.*--port {port}"], capture_output=True).returncode
         == 1
     )  # no server left
 
