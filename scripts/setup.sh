@@ -8,8 +8,10 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "torch==${TORCH_VERSION:-2.13.0}"
-# llama-cpp-python has no wheel for this platform: the first install compiles it (~11 min on
-# 2 cores); pip caches the built wheel for later installs.
+
+# llama-cpp-python built for any x86-64-v3 CPU, never -march=native (see the script); before the
+# package, so pip finds it installed and never builds or takes one from its cache.
+bash scripts/install-llama-cpp.sh .venv/bin/python
 .venv/bin/python -m pip install -q -e ".[local,dev]"
 .venv/bin/narrative-infill setup-data
 # The leaderboard page's tests drive a real headless Chromium (Debian's package) with Playwright.
@@ -19,4 +21,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   else
     echo "note: install Chromium (apt-get install chromium) for the leaderboard page's browser test" >&2
   fi
+fi
+# Fails setup, with the reason, if this machine cannot run the llama.cpp just installed.
+if ! .venv/bin/python -m narrative_infill.local.smoke; then
+  echo "setup: the local model cannot run on this machine (see above). If you set LLAMA_CMAKE_ARGS, try" \
+    "without it; on a CPU older than x86-64-v3 (no AVX2) set LLAMA_CMAKE_ARGS=\"-DGGML_NATIVE=OFF" \
+    "-DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF\" and run setup again" >&2
+  exit 1
 fi

@@ -1,15 +1,26 @@
-"""Shared fixtures: real benchmark rows from ../shared, and offline, per-test log directories."""
+"""Shared fixtures: real benchmark rows from ../shared (tests that read ../shared skip without it:
+the ``shared`` marker or this fixture), and offline, per-test log directories."""
 
 from __future__ import annotations
 
 import csv
 
 import pytest
-from helpers import BENCHMARK_CSV
+from helpers import BENCHMARK_CSV, require_shared
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "shared: reads ../shared; skips when it is absent (fails in CI)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("shared"):
+        require_shared()
 
 
 @pytest.fixture(scope="session")
 def benchmark_rows() -> list[dict[str, str]]:
+    require_shared()
     with BENCHMARK_CSV.open(newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 

@@ -106,6 +106,7 @@ def test_bad_sources_fail_clearly(tmp_path):
         load_benchmark(str(other))
 
 
+@pytest.mark.shared
 def test_real_published_rows_load_with_metadata_and_counted_quirks(caplog):
     with caplog.at_level(logging.WARNING):
         loaded = load_benchmark(str(BENCHMARK_CSV))
@@ -211,6 +212,7 @@ def test_samples_carry_problem_gold_and_metadata():
     assert sample.metadata["n"] == 1 and sample.metadata["position"] in {"opening", "middle", "closing"}
 
 
+@pytest.mark.shared
 def test_task_metadata_counts_the_quirks_of_its_samples():
     from narrative_infill.tasks import infill_task
 

@@ -47,6 +47,7 @@ def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
     assert "expected: 'He was out of milk.'" in out and "got:      'Eggs, please.'" in out
 
 
+@pytest.mark.shared
 def test_extract_eval_stops_quietly_when_its_reader_goes_away():
     read_end, write_end = os.pipe()
     os.close(read_end)  # as `narrative-infill extract-eval ... | head` once head has exited
@@ -65,6 +66,7 @@ def test_extract_eval_names_the_bad_line(tmp_path, capsys):
     assert "bad.jsonl:1: field 'expected'" in capsys.readouterr().err
 
 
+@pytest.mark.shared
 def test_agreement_with_the_authors_annotations_does_not_regress():
     figures = summary(judge_rows(read_labelled(ANNOTATED)))
     # Measured 0.885 / 0.938 / 0.050 (0.880 / 0.930 / 0.055 a stop earlier); the first version reached 0.42 PMR.
@@ -97,6 +99,7 @@ def test_downstream_figure_compares_model_rankings_on_extracted_and_annotated_te
     assert figures["chrf"]["kendall_tau"] == pytest.approx(-1 / 3) and figures["chrf"]["models"] == 3
 
 
+@pytest.mark.shared
 def test_downstream_figure_on_the_dev_annotations_is_printed(capsys):
     assert main(["extract-eval", str(ANNOTATED)]) == 0
     out = capsys.readouterr().out

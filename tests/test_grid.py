@@ -26,6 +26,7 @@ def paper_plan(tmp_path_factory):
     return plan(load_grid("paper"), tmp_path_factory.mktemp("grid"))
 
 
+@pytest.mark.shared
 def test_the_paper_grid_is_180_generation_runs_plus_the_robustness_studies(paper_plan, capsys):
     main_runs = [r for r in paper_plan.runs if r.study == "main"]
     assert len(main_runs) == 20 and sum(len(r.tasks) for r in main_runs) == 180

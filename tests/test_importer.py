@@ -10,11 +10,12 @@ from narrative_infill.cli import main
 from narrative_infill.analysis.importer import ImportRowError, import_generations, read_generations
 from narrative_infill.scorers.metrics import metrics
 
-from helpers import SHARED
+from helpers import SHARED, require_shared
 
 
 @pytest.fixture(scope="module")
 def shared_rows():
+    require_shared()
     with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
 

@@ -214,6 +214,7 @@ def test_probability_weighted_scores_from_top_logprobs():
     assert verdict["probability_weighting"].startswith("unavailable") and verdict["values"]["fluency"] == 4
 
 
+@pytest.mark.shared
 def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_left_out():
     reference = REFERENCE_MD.read_text(encoding="utf-8")
     block = reference[reference.index("```yaml\n", reference.index("### 1.1 Exact YAML")) + 8 :]

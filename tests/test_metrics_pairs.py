@@ -1,4 +1,5 @@
-"""Each automatic metric equals a direct call of its library on real pairs (within 1e-6)."""
+"""Each automatic metric equals a direct call of its library on extracted answers and golds
+(``fixtures/responses.jsonl``, written for this project), within 1e-6."""
 
 import json
 
@@ -13,36 +14,36 @@ from narrative_infill.scorers.metrics.pairs import (
 )
 from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
 
-from helpers import SHARED
+from helpers import FIXTURES
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
 
 @pytest.fixture(scope="module")
-def real_pairs():
-    """Extracted answers of real model responses and their gold spans."""
-    with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
-        rows = [json.loads(line) for _, line in zip(range(400), handle)][::10]
+def answer_pairs():
+    """Extracted answers of model-style responses (tags, labels, several sentences) and their golds."""
+    with (FIXTURES / "responses.jsonl").open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
     pairs = [(extract_answer(r["response"], r["problem"]).text, r["gold_answer"]) for r in rows]
     return [(p, g) for p, g in pairs if p]
 
 
 @pytest.fixture(scope="module")
-def scored(real_pairs):
+def scored(answer_pairs):
     backbones = resolve_backbones("minilm")
     return backbones, score_pairs(
-        [p for p, _ in real_pairs], [g for _, g in real_pairs], backbones, batch_size=16
+        [p for p, _ in answer_pairs], [g for _, g in answer_pairs], backbones, batch_size=16
     )
 
 
-def test_lexical_metrics_equal_their_libraries(real_pairs, scored):
+def test_lexical_metrics_equal_their_libraries(answer_pairs, scored):
     from nltk import word_tokenize
     from nltk.translate.meteor_score import single_meteor_score
     from rouge_score import rouge_scorer
     from sacrebleu.metrics import CHRF
 
     rouge, chrf = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False), CHRF()
-    for (prediction, gold), result in zip(real_pairs, scored[1]):
+    for (prediction, gold), result in zip(answer_pairs, scored[1]):
         assert result.values["rouge1"] == pytest.approx(
             rouge.score(gold, prediction)["rouge1"].fmeasure, abs=1e-6
         )
@@ -55,11 +56,11 @@ def test_lexical_metrics_equal_their_libraries(real_pairs, scored):
         assert result.values["meteor"] == pytest.approx(expected_meteor, abs=1e-6)
 
 
-def test_bertscore_equals_a_direct_bert_score_call_on_each_pair(real_pairs, scored):
+def test_bertscore_equals_a_direct_bert_score_call_on_each_pair(answer_pairs, scored):
     import bert_score
 
     scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
-    direct = [float(scorer.score([p], [g])[2][0]) for p, g in real_pairs]
+    direct = [float(scorer.score([p], [g])[2][0]) for p, g in answer_pairs]
     assert [r.values["bertscore"] for r in scored[1]] == pytest.approx(direct, abs=1e-6)
 
 
@@ -70,19 +71,19 @@ def test_one_minilm_serves_both_metrics(scored):
     assert encoder is _sentence_model(minilm_path())[0].auto_model  # not a second copy of the weights
 
 
-def test_bertscore_of_a_pair_does_not_depend_on_its_batch(real_pairs, scored):
-    prediction, gold = real_pairs[0]
+def test_bertscore_of_a_pair_does_not_depend_on_its_batch(answer_pairs, scored):
+    prediction, gold = answer_pairs[0]
     [alone] = score_pairs([prediction], [gold], scored[0])
     assert alone.values["bertscore"] == pytest.approx(scored[1][0].values["bertscore"], abs=1e-6)
 
 
-def test_semf1_follows_the_authors_definition_pair_by_pair(real_pairs, scored):
+def test_semf1_follows_the_authors_definition_pair_by_pair(answer_pairs, scored):
     from nltk import sent_tokenize
     from sentence_transformers import SentenceTransformer
     from sklearn.metrics.pairwise import cosine_similarity
 
     model = SentenceTransformer(minilm_path())
-    for (prediction, gold), result in zip(real_pairs, scored[1]):
+    for (prediction, gold), result in zip(answer_pairs, scored[1]):
         similarity = cosine_similarity(
             model.encode(sent_tokenize(prediction)), model.encode(sent_tokenize(gold))
         )
@@ -142,21 +143,21 @@ def test_backbone_resolution_offline(monkeypatch):
         resolve_backbones("large")
 
 
-def test_parity_holds_with_the_golds_cache_warm_and_on_disk(real_pairs, scored, tmp_path):
+def test_parity_holds_with_the_golds_cache_warm_and_on_disk(answer_pairs, scored, tmp_path):
     """The cached gold embeddings give the same scores as computing them (1e-6), in memory and from disk."""
     import bert_score
 
     from narrative_infill.scorers.metrics.cache import embedding_cache
 
     backbones, cold = scored
-    predictions, golds = [p for p, _ in real_pairs], [g for _, g in real_pairs]
+    predictions, golds = [p for p, _ in answer_pairs], [g for _, g in answer_pairs]
     uncached = score_pairs(predictions, golds, backbones, batch_size=16, use_cache=False)
     score_pairs(predictions, golds, backbones, batch_size=16, cache_dir=str(tmp_path))  # fills the disk cache
     warm = score_pairs(predictions, golds, backbones, batch_size=16, cache_dir=str(tmp_path))
     memory = embedding_cache("bertscore", backbones.signature(), str(tmp_path))
     assert memory.hits >= len(set(golds)) and list(tmp_path.rglob("*.npz"))
     scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
-    direct = [float(scorer.score([p], [g])[2][0]) for p, g in real_pairs]
+    direct = [float(scorer.score([p], [g])[2][0]) for p, g in answer_pairs]
     for result in (cold, uncached, warm):
         assert [r.values["bertscore"] for r in result] == pytest.approx(direct, abs=1e-6)
         assert [r.values["semf1"] for r in result] == pytest.approx(

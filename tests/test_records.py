@@ -56,6 +56,7 @@ ROC_SIND_POSITIONS = {
 }
 
 
+@pytest.mark.shared
 def test_positions_of_the_shared_rows_are_the_authors():
     instances = load_benchmark(str(BENCHMARK_CSV)).instances
     compared = 0
