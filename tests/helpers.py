@@ -33,7 +33,9 @@ def require(condition: object, reason: str) -> None:
 
 def require_shared() -> None:
     """For tests that read the project's real data, paper or reference (never copied into the repo)."""
-    require(SHARED.is_dir(), f"needs the ../shared folder ({SHARED}: real data, paper, reference), absent here")
+    require(
+        SHARED.is_dir(), f"needs the ../shared folder ({SHARED}: real data, paper, reference), absent here"
+    )
 
 
 def mock_output(text: str) -> ModelOutput:

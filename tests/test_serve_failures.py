@@ -87,7 +87,7 @@ def test_serve_stops_its_command_and_names_a_sigill_of_the_server(standin, tmp_p
     result = subprocess.run(
         [sys.executable, "-m", "narrative_infill.cli", "serve", "--model", str(standin), "--port", str(port),
          "--", sys.executable, "-c", CLIENT, str(mark)],
-        capture_output=True, text=True, timeout=300, env=os.environ.copy(),
+        capture_output=True, text=True, timeout=300, env=os.environ.copy(), check=False,
     )  # fmt: skip
     assert result.returncode != 0
     assert "the model server was killed by SIGILL (illegal instruction): llama-cpp-python was built" in (
@@ -108,7 +108,7 @@ def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, 
          "--", sys.executable, "-m", "inspect_ai", "eval", "narrative_infill/l2", "--model", "llama-cpp-python/smollm2",
          "-T", "data=demo", "--limit", "2", "--max-retries", "2", "--timeout", "120", "--log-dir", str(logs),
          "--display", "plain"],
-        capture_output=True, text=True, timeout=300, env=os.environ.copy(),
+        capture_output=True, text=True, timeout=300, env=os.environ.copy(), check=False,
     )  # fmt: skip
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
     assert "the model server was killed by SIGILL (illegal instruction)" in result.stderr
@@ -153,3 +153,15 @@ def test_the_real_server_refuses_callers_without_the_key_and_web_pages():
         }
         status, headers = _get(f"{server.base_url}/chat/completions", preflight, method="OPTIONS")
         assert status != 200 and "access-control-allow-origin" not in {n.lower() for n in headers}
+
+
+def test_the_provider_sends_the_key_serve_set_and_keeps_an_explicit_one(monkeypatch):
+    from inspect_ai.model import get_model
+
+    monkeypatch.setenv("LLAMA_CPP_PYTHON_API_KEY", "key-from-serve")
+    url = "http://127.0.0.1:9/v1"
+    assert get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "key-from-serve"
+    explicit = get_model("llama-cpp-python/smollm2", base_url=url, api_key="mine", memoize=False)
+    assert explicit.api.api_key == "mine"
+    monkeypatch.delenv("LLAMA_CPP_PYTHON_API_KEY")
+    assert get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "llama-cpp-python"

@@ -31,6 +31,7 @@ def smoke_generation(tokens: int = TOKENS, timeout: float = 300.0) -> str:
             capture_output=True,
             text=True,
             timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired as err:
         raise LocalServerError(f"llama.cpp did not generate {tokens} tokens within {timeout:.0f} s") from err
