@@ -298,16 +298,28 @@ def small_study(folder, n=3):
     return folder
 
 
+def serve_study(folder, annotator="ann", control=None):
+    """One annotator's server on a study folder: (process, port); with ``control``, the test can hold
+    its export (PAUSE)."""
+    port, script, environment = free_port(), SERVE, None
+    if control is not None:
+        script, environment = PAUSE + SERVE, {**os.environ, "RATING_TEST_CONTROL": str(control)}
+    command = [sys.executable, "-c", script, str(folder), annotator, str(port)]
+    return wait_until_up(subprocess.Popen(command, env=environment), port), port
+
+
+def stop(server):
+    server.send_signal(signal.SIGINT)
+    server.wait(timeout=30)
+
+
 @pytest.fixture
 def rating_server(tmp_path):
     """A study of three items and one annotator's server on it: (folder, port)."""
-    folder, port = small_study(tmp_path / "study"), free_port()
-    server = wait_until_up(
-        subprocess.Popen([sys.executable, "-c", SERVE, str(folder), "ann", str(port)]), port
-    )
+    folder = small_study(tmp_path / "study")
+    server, port = serve_study(folder)
     yield folder, port
-    server.send_signal(signal.SIGINT)
-    server.wait(timeout=30)
+    stop(server)
 
 
 def rate_request(port, token, scores=SCORES, note="", item="item-0001", **headers):
@@ -467,12 +479,10 @@ def wait_for(condition, what):
 def test_two_annotators_servers_saving_interleaved_lose_no_rating(tmp_path):
     folder, control = small_study(tmp_path / "study"), tmp_path / "control"
     control.mkdir()
-    environment = {**os.environ, "RATING_TEST_CONTROL": str(control)}
     servers, ports = [], {}
     for annotator in ("alice", "bob"):
-        ports[annotator] = free_port()
-        command = [sys.executable, "-c", PAUSE + SERVE, str(folder), annotator, str(ports[annotator])]
-        servers.append(wait_until_up(subprocess.Popen(command, env=environment), ports[annotator]))
+        server, ports[annotator] = serve_study(folder, annotator, control)
+        servers.append(server)
     tokens = {annotator: token_of(port) for annotator, port in ports.items()}
 
     def save(annotator, item):
@@ -500,5 +510,125 @@ def test_two_annotators_servers_saving_interleaved_lose_no_rating(tmp_path):
                 assert exported == saved, f"after the round {first} then {second}: missing {saved - exported}"
     finally:
         for server in servers:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+            stop(server)
+
+
+# --- Attacks on those guarantees by a careless annotator (issue 28's review) ---
+
+
+def csv_rows(folder):
+    with open(folder / "ratings.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_server_killed_mid_save_exports_that_rating_when_it_restarts(tmp_path):
+    """Killed after the append and before ratings.csv: the page shows the item rated after the
+    restart, so nobody re-rates it, and its rating must reach the export without another save."""
+    folder, control = small_study(tmp_path / "study"), tmp_path / "control"
+    control.mkdir()
+    server, port = serve_study(folder, control=control)
+    (control / "hold-ann").touch()
+    with ThreadPoolExecutor(1) as pool:
+        saving = pool.submit(rate_request, port, token_of(port))
+        wait_for((control / "read-ann").exists, "the export read the ratings")
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=30)
+        with pytest.raises(OSError):  # never answered
+            saving.result()
+    server, port = serve_study(folder)
+    try:
+        assert json.loads(send(port, "GET", "/api/state")[1])["rated"] == 1
+        assert [row["sample_id"] for row in csv_rows(folder)] == ["s1"]
+    finally:
+        stop(server)
+
+
+def test_an_export_that_cannot_be_written_is_answered_and_the_rating_kept(rating_server):
+    folder, port = rating_server
+    token = token_of(port)
+    (folder / "ratings-ann.jsonl").mkdir()  # unwritable, even for root
+    status, answer = rate_request(port, token)
+    assert status == 500 and b"not saved" in answer and b"ratings-ann.jsonl" in answer
+    (folder / "ratings-ann.jsonl").rmdir()
+    (folder / "ratings.csv").mkdir()
+    status, answer = rate_request(port, token)
+    assert status == 400 and b"saved in ratings-ann.jsonl" in answer and b"ratings.csv" in answer
+    assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_last_rating_without_its_newline_is_kept_by_the_next_save(tmp_path):
+    """An editor that drops the file's final newline: that line is a whole rating, shown as rated,
+    and must not be cut as if a crash had left it half-written."""
+    from narrative_infill.analysis.annotate.study import Ratings
+
+    ratings = Ratings(tmp_path, "ann")
+    ratings.add("item-0001", SCORES, "first")
+    ratings.path.write_text(ratings.path.read_text().rstrip("\n"))
+    assert list(ratings.load()) == ["item-0001"]
+    ratings.add("item-0002", SCORES)
+    assert list(ratings.load()) == ["item-0001", "item-0002"]
+    assert ratings.path.read_text().count("\n") == 2
+
+
+def test_a_folder_with_ratings_is_never_given_a_new_draw(tmp_path):
+    """manifest.json deleted by hand: a new draw would reuse the item ids for other samples, and the
+    ratings already given would be exported against stories nobody rated."""
+    folder = small_study(tmp_path / "study")
+    (folder / "ratings-ann.jsonl").write_text(json.dumps({"item": "item-0001", **SCORES}) + "\n")
+    (folder / "manifest.json").unlink()
+    with pytest.raises(StudyError, match="ratings-ann.jsonl.*manifest.json"):
+        open_study(folder, [str(tmp_path / "logs")], 3, 0)
+    assert not (folder / "manifest.json").exists()
+
+
+def test_a_note_that_is_not_text_is_refused(rating_server):
+    folder, port = rating_server
+    token = token_of(port)
+    for bad in (0, False, [], {}):
+        status, answer = rate_request(port, token, note=bad)
+        assert status == 400 and b"note" in answer and nothing_saved(folder), bad
+    assert rate_request(port, token, note=None)[0] == 200  # no note at all
+
+
+def test_a_rating_of_an_item_outside_the_study_is_named_not_dropped(rating_server):
+    folder, port = rating_server
+    (folder / "ratings-ann.jsonl").write_text(json.dumps({"item": "item-0099", **SCORES}) + "\n")
+    status, answer = rate_request(port, token_of(port))
+    assert status == 400 and b"item-0099" in answer
+
+
+def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path):
+    """An impatient annotator: Enter twice, or Enter then the right arrow, before the first save is
+    answered. The item is saved once (never marked revised) and the page lands on the next item."""
+    from playwright.sync_api import sync_playwright
+
+    folder, control = small_study(tmp_path / "study"), tmp_path / "control"
+    control.mkdir()
+    server, port = serve_study(folder, control=control)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                                 args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+            page = browser.new_page()
+            page.add_init_script("""(() => {  // counts the saves the page sends
+                const real = window.fetch; window.posts = 0;
+                window.fetch = (path, options) => { if (options && options.method === "POST") window.posts++;
+                                                    return real(path, options); };
+            })()""")
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_selector("mark")
+            (control / "hold-ann").touch()
+            page.keyboard.type("45342")
+            page.keyboard.press("Enter")
+            wait_for((control / "read-ann").exists, "the first save reached the export")
+            page.keyboard.press("Enter")
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("window.posts") == 1
+            (control / "hold-ann").unlink()
+            page.wait_for_function("document.getElementById('status').textContent === 'saved'")
+            assert page.inner_text("#count").startswith("Item 2 of 3")
+            browser.close()
+    finally:
+        (control / "hold-ann").unlink(missing_ok=True)
+        stop(server)
+    assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1

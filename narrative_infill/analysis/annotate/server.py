@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...scorers.judge.prompt import dimension_definitions
-from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for
+from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for, ratings_files
 
 TOKEN = ".page-token"
 TOKEN_HEADER = "X-Rating-Token"
@@ -105,9 +105,11 @@ class Study:
     def rate(self, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise StudyError("a rating is a JSON object with 'item', 'scores' and 'note'")
-        item, note = body.get("item"), body.get("note") or ""
+        item, note = body.get("item"), body.get("note")
         if not isinstance(item, str) or item not in self.items:
             raise StudyError(f"unknown item {item!r}")
+        if note is None:
+            note = ""
         if not isinstance(note, str):
             raise StudyError("'note' must be text")
         self.ratings.add(item, body.get("scores"), note)
@@ -260,6 +262,8 @@ def make_handler(study: Study, page: str, token: str, own: OwnAddress):
                 self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
             except RecursionError:
                 self._json(HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep"})
+            except OSError as err:  # the ratings file cannot be written: say so, never drop the answer
+                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"not saved: {err}"})
 
         def log_message(self, *args):  # quiet: the terminal shows progress lines instead
             pass
@@ -290,6 +294,8 @@ def serve(folder: Path, manifest: dict[str, Any], annotator: str, host: str, por
         page = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
         page = page.replace("__RATING_TOKEN__", token)
         study = Study(folder, manifest, annotator)
+        if ratings_files(folder):  # a server killed between a save and its export
+            export(folder, manifest)
         server = ThreadingHTTPServer((host, port), make_handler(study, page, token, OwnAddress(host, port)))
         state = study.state()
         print(

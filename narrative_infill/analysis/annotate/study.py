@@ -126,10 +126,19 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
             raise StudyError(f"{manifest_path} was drawn from other logs ({', '.join(l['file'] for l in manifest['logs'])}); "
                              "give the same logs, or a new ratings folder for a new study")  # fmt: skip
         return manifest
+    given = [path.name for path in ratings_files(folder)]
+    if given:  # a new draw would give these ratings' item ids to other samples
+        raise StudyError(f"{folder} holds ratings ({', '.join(given)}) but no {MANIFEST}: restore it, "
+                         "or use a new ratings folder for a new study")  # fmt: skip
     manifest = draw(paths, DEFAULT_ITEMS if n is None else n, seed)
     with atomic_file(manifest_path) as partial:
         partial.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def ratings_files(folder: Path) -> list[Path]:
+    """Every annotator's ratings file in the study folder (``Ratings.path``)."""
+    return sorted(Path(folder).glob("ratings-*.jsonl"))
 
 
 def check_name(annotator: str) -> str:
@@ -179,6 +188,15 @@ def check_scores(scores: Any) -> dict[str, int]:
     return {d: scores[d] for d in DIMENSIONS}
 
 
+def _whole(line: bytes) -> bool:
+    """A line that holds a whole JSON value (what ``history`` reads as a rating, or names)."""
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
 class Ratings:
     """One annotator's ratings: an append-only JSON Lines file, each line flushed and synced."""
 
@@ -221,9 +239,12 @@ class Ratings:
             if self.path.is_file() and self.path.stat().st_size:
                 with open(self.path, "r+b") as handle:
                     handle.seek(-1, os.SEEK_END)
-                    if handle.read(1) != b"\n":  # a line cut by a crash, never answered as saved: drop it
+                    if handle.read(1) != b"\n":
                         data = self.path.read_bytes()
-                        handle.truncate(data.rfind(b"\n") + 1)
+                        if _whole(data[data.rfind(b"\n") + 1 :]):  # an editor dropped the final newline
+                            handle.write(b"\n")
+                        else:  # a line cut by a crash, never answered as saved: drop it
+                            handle.truncate(data.rfind(b"\n") + 1)
             with open(self.path, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 handle.flush()
@@ -243,13 +264,18 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note", "revised"])
-        for path in sorted(Path(folder).glob("ratings-*.jsonl")):
+        for path in ratings_files(folder):
             annotator = path.stem.removeprefix("ratings-")
             for item_id, records in sorted(Ratings(folder, annotator).history().items()):
                 item, record = by_item.get(item_id), records[-1]
-                if item is not None:
-                    writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"],
-                                     item["setting"], record.get("note", ""), str(len(records) > 1).lower()])  # fmt: skip
-        with atomic_file(target) as partial:
-            partial.write_text(out.getvalue(), encoding="utf-8")
+                if item is None:
+                    raise StudyError(f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
+                                     "(copied from another study?)")  # fmt: skip
+                writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"],
+                                 item["setting"], record.get("note", ""), str(len(records) > 1).lower()])  # fmt: skip
+        try:
+            with atomic_file(target) as partial:
+                partial.write_text(out.getvalue(), encoding="utf-8")
+        except OSError as err:
+            raise StudyError(f"{target} cannot be rewritten: {err}") from None
     return target
