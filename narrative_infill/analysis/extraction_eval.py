@@ -16,6 +16,7 @@ from pathlib import Path
 from statistics import fmean
 
 from ..data.jsonl import iter_jsonl
+from ..definitions import NarrativeInfillError
 from ..extraction import Extraction, extract_answer
 from ..scorers.metrics.lexical import chrf, rouge1_f1
 
@@ -23,7 +24,7 @@ from ..scorers.metrics.lexical import chrf, rouge1_f1
 DOWNSTREAM_METRICS = {"rouge1": rouge1_f1, "chrf": chrf}
 
 
-class LabelledFileError(ValueError):
+class LabelledFileError(NarrativeInfillError, ValueError):
     """A labelled row is unusable; the message names the file, line and field."""
 
 

@@ -32,7 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..data.atomic import atomic_dir
 from ..data.jsonl import iter_jsonl, read_utf8
-from ..prompts import PARADIGMS, TELER_LEVELS
+from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
@@ -44,7 +44,7 @@ REASONING_NAMES = {
 REQUIRED = ("problem", "response", "model")
 
 
-class ImportRowError(ValueError):
+class ImportRowError(NarrativeInfillError, ValueError):
     """Rows that cannot be imported, each named by file and row."""
 
 
@@ -110,7 +110,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 
 def _integer(value: Any) -> int | None:
     """An integer field (``3``, ``3.0``, ``"3"``); None when empty; ValueError otherwise."""
-    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+    if value == "" or is_missing(value):
         return None
     number = float(value)
     if not number.is_integer():
@@ -140,9 +140,7 @@ def _task_of(record: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def _text(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return str(value)
+    return None if is_missing(value) else str(value)
 
 
 def _sample_id(record: dict[str, Any], origin: str, row: int) -> str:
@@ -195,11 +193,7 @@ def _sample(item: ImportedRow) -> Sample:
     record = item.record
     gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
-    extra = {
-        k: (None if isinstance(v, float) and math.isnan(v) else v)
-        for k, v in record.items()
-        if k not in known
-    }
+    extra = {k: (None if is_missing(v) else v) for k, v in record.items() if k not in known}
     n = _integer(record.get("n"))
     metadata = {
         **extra,
@@ -256,7 +250,7 @@ def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     )  # fmt: skip
 
 
-class ImportTargetError(ValueError):
+class ImportTargetError(NarrativeInfillError, ValueError):
     """The output folder would mix new logs with old ones."""
 
 
@@ -292,7 +286,7 @@ def import_generations(
             f"{log.eval.model} / {log.eval.task}: {log.error}" for log in logs if log.status != "success"
         ]
         if failed:
-            raise RuntimeError("import failed for " + "; ".join(failed))
+            raise ImportTargetError("import failed for " + "; ".join(failed))
         by_key = {(log.eval.model, log.eval.task): log.location for log in logs}
         for (model, task_name), items in groups.items():
             location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
@@ -322,7 +316,7 @@ def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, 
     factories = {"metrics": metrics, "judge": judge}
     unknown = [name for name in scorers if name not in factories]
     if unknown:
-        raise ValueError(f"unknown scorer(s) {unknown}; choose from {sorted(factories)}")
+        raise OptionError(f"unknown scorer(s) {unknown}; choose from {sorted(factories)}")
     built = [factories[name]() for name in scorers]
     for location in locations:
         scored = score(

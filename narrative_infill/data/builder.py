@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..definitions import NarrativeInfillError, OptionError
 from .atomic import atomic_file
 from .jsonl import iter_jsonl, read_utf8
 from .records import BLANK, SCHEMA, blank_position, canonical_domain
@@ -36,6 +37,10 @@ from .text import count_tokens
 POLICIES = ("paper-code", "all-positions")
 MAX_SPAN = 3
 OUTPUT_COLUMNS = (*SCHEMA, "position", "narrative_sentences", "gold_tokens")
+
+
+class BuiltFileError(NarrativeInfillError, ValueError):
+    """A built (or published) instance file that cannot be read, naming the file and row."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def candidate_spans(sentence_count: int, policy: str) -> list[tuple[int, int]]:
             for n in range(1, min(MAX_SPAN, sentence_count - 1) + 1)
             for start in range(0, sentence_count - n + 1)
         ]
-    raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    raise OptionError(f"policy must be one of {POLICIES}, got {policy!r}")
 
 
 def choose_spans(
@@ -126,7 +131,7 @@ def build(
 ) -> Iterator[dict]:
     """Instance records for ``narratives``; what is filtered or too short is counted in ``report``."""
     if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+        raise OptionError(f"policy must be one of {POLICIES}, got {policy!r}")
     report = report if report is not None else BuildReport()
     for narrative in narratives:
         report.narratives += 1
@@ -158,7 +163,7 @@ def write_records(records: Iterable[dict], out: Path) -> int:
     count = 0
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
-        raise ValueError(f"output must end in .csv or .jsonl, got {out.name}")
+        raise OptionError(f"output must end in .csv or .jsonl, got {out.name}")
     # Records are built lazily from the input: a bad input row surfaces mid-write, so the file
     # is written beside ``out`` and replaces it only once every record is written.
     with atomic_file(out) as partial, open(partial, "w", encoding="utf-8", newline="") as handle:
@@ -176,8 +181,8 @@ def write_records(records: Iterable[dict], out: Path) -> int:
 
 def read_built(path: Path) -> list[dict]:
     if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(read_utf8(path, ValueError), newline="")))
-    return [record for _, record in iter_jsonl(path, ValueError)]
+        return list(csv.DictReader(io.StringIO(read_utf8(path, BuiltFileError), newline="")))
+    return [record for _, record in iter_jsonl(path, BuiltFileError)]
 
 
 def _with_derived_fields(record: dict) -> dict:

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from ..definitions import NarrativeInfillError
 from .jsonl import iter_jsonl, read_utf8
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
 
@@ -27,7 +28,7 @@ SUBSET_FRACTION = {"10pct": 0.10}
 SUBSET_SEED = 42
 
 
-class DataSourceError(ValueError):
+class DataSourceError(NarrativeInfillError, ValueError):
     """A data source that cannot be read, or filters that leave nothing to evaluate."""
 
 

@@ -12,8 +12,12 @@ from typing import Any
 
 
 def read_utf8(path: Path | str, error: type[Exception]) -> str:
-    """The file's text; a leading byte-order mark (Excel writes one) is dropped."""
-    data = Path(path).read_bytes()
+    """The file's text; a leading byte-order mark (Excel writes one) is dropped. A file that cannot
+    be read or decoded raises ``error`` naming it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise error(f"{path}: cannot read: {err.strerror or err}") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:

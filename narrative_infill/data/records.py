@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
+from ..definitions import NarrativeInfillError, is_missing
 from .text import count_tokens, normalise_space, remove_eos, split_sentences
 
 SCHEMA = ("dataset", "ref_id", "source_text", "problem", "gold_answer", "unit", "n", "unit_idx")
@@ -39,7 +40,7 @@ Position = Literal["opening", "middle", "closing"]
 POSITIONS: tuple[Position, ...] = ("opening", "middle", "closing")
 
 
-class InvalidRecordError(ValueError):
+class InvalidRecordError(NarrativeInfillError, ValueError):
     """A benchmark record that cannot be used, with where it came from."""
 
     def __init__(self, origin: str, row: int, record: Mapping[str, Any], fld: str, problem: str):
@@ -129,7 +130,7 @@ class Instance:
 
 def _text(record: Mapping[str, Any], fld: str, fail) -> str:
     value = record.get(fld)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if is_missing(value):
         fail(fld, "missing value")
     if not isinstance(value, str):
         fail(fld, f"expected text, got {type(value).__name__} {value!r}")

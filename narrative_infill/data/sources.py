@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..definitions import NarrativeInfillError, OptionError
 from .builder import Narrative
 from .jsonl import iter_jsonl, read_utf8
 from .records import canonical_domain
@@ -29,7 +30,7 @@ PUBLISHED_NAMES = {
 _ROC_SENTENCES = tuple(f"sentence{i}" for i in range(1, 6))
 
 
-class SourceRecordError(ValueError):
+class SourceRecordError(NarrativeInfillError, ValueError):
     """A malformed source record; the message names the file, line and field."""
 
 
@@ -156,7 +157,7 @@ def read_generic_jsonl(path: Path, start: int = 0) -> Iterator[Narrative]:
 def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
     """Narratives of every file of ``source``, numbered across files."""
     if source not in SOURCES:
-        raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+        raise OptionError(f"source must be one of {SOURCES}, got {source!r}")
     count = 0
     for file in files:
         if source == "rocstories":

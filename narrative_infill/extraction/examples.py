@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..prompts import PARADIGMS, TELER_LEVELS, prompt_template, variants
+from ..definitions import PARADIGMS, TELER_LEVELS
+from ..prompts import prompt_template, variants
 
 _EXAMPLE = re.compile(r"problem: \"([^\"]+)\"\s*\nAnswer: (?:<ANSWER>|\")([^<\"]+)(?:</ANSWER>|\")")
 

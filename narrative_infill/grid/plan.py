@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from ..prompts import PARADIGMS, TELER_LEVELS
+from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
 
 STUDIES = ("main", "seeds", "judges")
 #: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.
@@ -32,7 +32,7 @@ VLLM_SERVE_ARGS = frozenset({"max_model_len", "tensor_parallel_size", "data_para
                              "enforce_eager", "max_num_seqs", "seed", "enable_prefix_caching"})  # fmt: skip
 
 
-class GridError(ValueError):
+class GridError(NarrativeInfillError, ValueError):
     """A grid file that cannot be turned into runs, naming the entry and field."""
 
 

@@ -26,6 +26,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+from ..definitions import NarrativeInfillError
+
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
 WORDNET_FILES = (
     "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
@@ -38,7 +40,7 @@ _LEXNAME_ROW = re.compile(r"^(\d\d)\t(\w+\.\w+)\s*\t", re.MULTILINE)
 _POS_IDS = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 
-class NltkDataMissing(RuntimeError):
+class NltkDataMissing(NarrativeInfillError, RuntimeError):
     """Raised when NLTK data is absent and cannot be materialised here."""
 
 

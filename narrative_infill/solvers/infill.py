@@ -8,6 +8,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..definitions import OptionError
 from ..prompts import PAPER, prompt_template
 
 
@@ -81,9 +82,9 @@ def generate_infill(
     (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``).
     """
     if max_tokens is not None and max_tokens < 1:
-        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+        raise OptionError(f"max_tokens must be positive, got {max_tokens}")
     if max_tokens_factor <= 0:
-        raise ValueError(f"max_tokens_factor must be positive, got {max_tokens_factor}")
+        raise OptionError(f"max_tokens_factor must be positive, got {max_tokens_factor}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if cap := max_tokens or _user_max_tokens():

@@ -10,7 +10,8 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig, model_roles
 
 from ..data.dataset import infill_dataset, load_benchmark
-from ..prompts import PAPER, PARADIGMS
+from ..definitions import PARADIGMS
+from ..prompts import PAPER
 from ..scorers.judge.scorer import NOT_RUN_HINT
 from ..scorers.judge.scorer import judge as judge_scorer
 from ..scorers.metrics.scorer import metrics

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...definitions import NarrativeInfillError
 from ...scorers.judge.prompt import dimension_definitions
 from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for, ratings_files
 
@@ -44,7 +45,7 @@ _HEADERS = {
 }
 
 
-class AnnotationServerError(RuntimeError):
+class AnnotationServerError(NarrativeInfillError, RuntimeError):
     """The server cannot start: port taken, or the annotator already rating elsewhere."""
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from ...data.atomic import atomic_file
 from ...data.records import BLANK
-from ...scorers.judge.parse import DIMENSIONS
+from ...definitions import DIMENSIONS, NarrativeInfillError, setting_name
 
 MANIFEST = "manifest.json"
 DEFAULT_ITEMS = 300  # the paper's human study
@@ -40,7 +40,7 @@ LOCK = ".ratings.lock"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-class StudyError(ValueError):
+class StudyError(NarrativeInfillError, ValueError):
     """A study that cannot be drawn, opened or rated; the message says why."""
 
 
@@ -57,7 +57,7 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
     for location in selected:
         header = read_eval_log(location, header_only=True)
         model = re.sub(r"^replay/", "", header.eval.model)
-        setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
+        setting = setting_name(header.eval.metadata, header.eval.task)
         logs.append({"file": Path(location).name, "eval_id": header.eval.eval_id})
         for summary in read_eval_log_sample_summaries(location):
             key = newest_score_key(summary.scores or {}, "metrics") or newest_score_key(

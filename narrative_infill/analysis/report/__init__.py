@@ -4,10 +4,11 @@
 draws Figure 2, ``render`` writes the folder.
 """
 
+from ...definitions import DIMENSIONS
 from .human import HumanRatingsError, read_human_ratings
 from .load import load_samples
 from .render import write_report
-from .tables import DIMENSIONS, Report, build_report
+from .tables import Report, build_report
 
 __all__ = [
     "DIMENSIONS",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...prompts import PARADIGMS
-from ...prompts import TELER_LEVELS as LEVELS
+from ...definitions import PARADIGMS, high_label, is_high
+from ...definitions import TELER_LEVELS as LEVELS
 from .tables import Report, has_columns
 
 
@@ -18,7 +18,7 @@ def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool
     kind = frame["setting"].map(
         lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None
     )
-    high = (frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4)
+    high = is_high(frame["qavg"], high_inclusive)
     table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
              .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip
     if table.empty:
@@ -30,7 +30,7 @@ def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool
     import matplotlib.pyplot as plt
 
     axes = table.plot.bar(figsize=(max(6, len(table) * 0.6), 4))
-    axes.set_ylabel("High% (QAvg > 4)" if not high_inclusive else "High% (QAvg >= 4)")
+    axes.set_ylabel(f"High% ({high_label(high_inclusive)})")
     axes.set_title("High-quality completions by model: instruction vs reasoning prompting")
     plt.tight_layout()
     path = out / "figure2_high_by_model.png"

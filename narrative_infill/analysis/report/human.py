@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ...scorers.judge.parse import DIMENSIONS
+from ...definitions import DIMENSIONS, NarrativeInfillError
 
 if TYPE_CHECKING:
     from .tables import Report
 
 
-class HumanRatingsError(ValueError):
+class HumanRatingsError(NarrativeInfillError, ValueError):
     """A human-ratings CSV that cannot be used, naming the file, row and column."""
 
 

@@ -24,12 +24,17 @@ from functools import partial
 
 import pandas as pd
 
+from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
 
 
-class MixedRunsError(ValueError):
+class NoSuccessfulLogError(NarrativeInfillError, ValueError):
+    """Paths that hold no successful log to report on."""
+
+
+class MixedRunsError(NarrativeInfillError, ValueError):
     """Logs whose scores must not be averaged together (different metrics or judges)."""
 
 
@@ -156,7 +161,7 @@ def load_samples(paths: list[str]) -> LoadedLogs:
 
     selected, absent, notes = select_logs(paths)
     if not selected:
-        raise ValueError(
+        raise NoSuccessfulLogError(
             f"no successful log in {', '.join(map(str, paths))}"
             + (f" ({len(absent)} unfinished run(s))" if absent else "")
         )
@@ -166,9 +171,8 @@ def load_samples(paths: list[str]) -> LoadedLogs:
                SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False)]  # fmt: skip
     samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
-    # The setting is the task's template (task metadata), else the registered task name's last part.
     evals["setting"] = [
-        _template(metadata) or str(name).split("/")[-1]
+        setting_name(_metadata(metadata), name)
         for metadata, name in zip(evals["metadata"], evals["task_name"])
     ]
     frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
@@ -187,10 +191,11 @@ def load_samples(paths: list[str]) -> LoadedLogs:
     return LoadedLogs(frame, absent, notes)
 
 
-def _template(metadata) -> str | None:
+def _metadata(metadata) -> dict | None:
+    """An eval's metadata as ``evals_df`` holds it (JSON text) as a dict, None when it is none."""
     if isinstance(metadata, str):
         try:
             metadata = json.loads(metadata)
         except json.JSONDecodeError:
             return None
-    return metadata.get("template") if isinstance(metadata, dict) else None
+    return metadata if isinstance(metadata, dict) else None

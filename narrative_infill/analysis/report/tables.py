@@ -29,13 +29,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...prompts import PARADIGMS
-from ...prompts import TELER_LEVELS as LEVELS
-from ...scorers.judge.parse import DIMENSIONS
+from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low
+from ...definitions import TELER_LEVELS as LEVELS
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from .human import human_agreement
 
-CONTAMINATION_ROUGE = 0.8
+CONTAMINATION_TABLE = f"contamination_rouge1_ge_{CONTAMINATION_ROUGE:g}"
 
 
 @dataclass
@@ -70,9 +69,7 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
             "No automatic-metric scores in these logs: AtAvg columns are absent (run narrative_infill/metrics)."
         )
     if has_judge:
-        frame = frame.assign(
-            high=(frame["qavg"] >= 4) if high_inclusive else (frame["qavg"] > 4), low=frame["qavg"] < 2
-        )
+        frame = frame.assign(high=is_high(frame["qavg"], high_inclusive), low=is_low(frame["qavg"]))
         frame.loc[frame["qavg"].isna(), ["high", "low"]] = math.nan
     teler = frame[frame["setting"].isin(LEVELS)]
     reasoning = frame[frame["setting"].isin(PARADIGMS)]
@@ -163,9 +160,9 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
         contaminated = frame.groupby("model")["rouge1"].agg(
             answers="count", near_verbatim=lambda s: (s >= CONTAMINATION_ROUGE).sum(), share=lambda s: (s >= CONTAMINATION_ROUGE).mean() * 100
         )  # fmt: skip
-        report.tables["contamination_rouge1_ge_0.8"] = contaminated
+        report.tables[CONTAMINATION_TABLE] = contaminated
     else:
-        report.absent["contamination_rouge1_ge_0.8"] = "no ROUGE-1 scores in the logs"
+        report.absent[CONTAMINATION_TABLE] = "no ROUGE-1 scores in the logs"
     if human_csv:
         human_agreement(frame, human_csv, report, has_judge)
     else:

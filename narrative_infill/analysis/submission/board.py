@@ -19,17 +19,25 @@ from typing import Any
 
 import numpy as np
 
-from ...prompts import PARADIGMS, TELER_LEVELS
+from ...definitions import (
+    ATAVG_COLUMN,
+    QAVG_COLUMN,
+    SETTINGS,
+    NarrativeInfillError,
+    high_label,
+    is_high,
+    is_low,
+    is_missing,
+)
 from .build import content_hash
 from .verify import load_document, schema_problems
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20260101
 CONFIDENCE = 0.95
-SETTINGS = TELER_LEVELS + PARADIGMS
 
 
-class LeaderboardError(ValueError):
+class LeaderboardError(NarrativeInfillError, ValueError):
     """A submission that cannot go on the board, named by its file."""
 
 
@@ -56,10 +64,10 @@ def bootstrap(
     )
 
 
-def _row(document: dict[str, Any], verified: bool, file: str) -> dict[str, Any]:
+def _row(document: dict[str, Any], verified: bool, file: str, high_inclusive: bool = False) -> dict[str, Any]:
     provenance = document["provenance"]
     samples = document["samples"]
-    qavg = [[r[3] for r in rows if r[3] is not None] for rows in samples.values()]
+    qavg = [[r[QAVG_COLUMN] for r in rows if r[QAVG_COLUMN] is not None] for rows in samples.values()]
     scored = [q for group in qavg for q in group]
     return {
         "file": file,
@@ -77,15 +85,17 @@ def _row(document: dict[str, Any], verified: bool, file: str) -> dict[str, Any]:
             }
             for name, claims in document["settings"].items()
         },
-        "high": float(np.mean([q > 4 for q in scored])) if scored else None,
-        "low": float(np.mean([q < 2 for q in scored])) if scored else None,
+        "high": float(np.mean([is_high(q, high_inclusive) for q in scored])) if scored else None,
+        "low": float(np.mean([is_low(q) for q in scored])) if scored else None,
         "n": sum(len(rows) for rows in samples.values()),
-        "atavg": bootstrap([[r[2] for r in rows if r[2] is not None] for rows in samples.values()]),
+        "atavg": bootstrap(
+            [[r[ATAVG_COLUMN] for r in rows if r[ATAVG_COLUMN] is not None] for rows in samples.values()]
+        ),
         "qavg": bootstrap(qavg) if scored else None,
     }
 
 
-def read_submissions(folder: Path) -> list[dict[str, Any]]:
+def read_submissions(folder: Path, high_inclusive: bool = False) -> list[dict[str, Any]]:
     """Every submission in ``folder``, each valid and untouched, or an error naming the file."""
     rows = []
     files = sorted(p for p in Path(folder).glob("*.json") if not p.name.endswith(".verification.json"))
@@ -109,7 +119,7 @@ def read_submissions(folder: Path) -> list[dict[str, Any]]:
                 bool(record.get("verified_from_logs"))
                 and record.get("submission_sha256") == document["sha256"]
             )
-        rows.append(_row(document, verified, path.name))
+        rows.append(_row(document, verified, path.name, high_inclusive))
     return rows
 
 
@@ -189,18 +199,22 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _cell(value, digits: int = 3) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    return "—" if is_missing(value) else f"{value:.{digits}f}"
 
 
 def _interval(value) -> str:
     return "—" if not value else f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
 
 
-def markdown(rows: list[dict[str, Any]]) -> str:
+def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = ["# Narrative infilling leaderboard", "",
              f"Intervals: {CONFIDENCE:.0%} bootstrap over samples ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
              "A row ranks above another only when their intervals do not overlap; rows with different judges or metric "
              "signatures are never ranked together."]  # fmt: skip
+    if high_inclusive:
+        lines.append(
+            f"High% counts {high_label(True)} (the authors' scripts), not the paper's {high_label()}."
+        )
     for track in sorted({r["track"] for r in rows}):
         members = [r for r in rows if r["track"] == track]
         settings = [s for s in SETTINGS if any(s in r["settings"] for r in members)]
@@ -241,11 +255,12 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_leaderboard(submissions: Path, site: Path) -> list[dict[str, Any]]:
-    """Validate every submission first; write the three files only when all of them are good."""
+def write_leaderboard(submissions: Path, site: Path, high_inclusive: bool = False) -> list[dict[str, Any]]:
+    """Validate every submission first; write the three files only when all of them are good.
+    High% follows one rule for the whole board (``high_inclusive``), whatever each file claims."""
     from ...data.atomic import atomic_dir
 
-    rows = read_submissions(submissions)
+    rows = read_submissions(submissions, high_inclusive)
     rank(rows)
     rows += baselines(rows)
     data = {
@@ -262,7 +277,7 @@ def write_leaderboard(submissions: Path, site: Path) -> list[dict[str, Any]]:
         (folder / "leaderboard.json").write_text(
             json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
         )
-        (folder / "leaderboard.md").write_text(markdown(rows), encoding="utf-8")
+        (folder / "leaderboard.md").write_text(markdown(rows, high_inclusive), encoding="utf-8")
         (folder / "index.html").write_text(
             template.replace("/*LEADERBOARD_DATA*/null", payload), encoding="utf-8"
         )

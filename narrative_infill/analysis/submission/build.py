@@ -18,7 +18,8 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from ...scorers.judge.parse import DIMENSIONS
+from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sample_row, setting_name
+from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
 
@@ -30,7 +31,7 @@ PUBLISHED_SOURCE = "hf:BridgeAI-Lab/Narrative-Infilling"
 _FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
 
 
-class SubmissionError(ValueError):
+class SubmissionError(NarrativeInfillError, ValueError):
     """Logs that cannot make a submission, or a submission file that is not one."""
 
 
@@ -65,14 +66,6 @@ def file_sha256(location: str) -> str:
     return digest.hexdigest()
 
 
-def _number(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
-
-
 def _summary(values: list[float | None]) -> dict[str, float | int | None]:
     present = [v for v in values if v is not None]
     return {
@@ -88,7 +81,7 @@ def sample_scores(summary) -> tuple[dict, dict]:
     return (metrics.value if metrics else {}), (judged.value if judged else {})
 
 
-def setting_claims(samples: list) -> dict[str, Any]:
+def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any]:
     """Every aggregate the submission claims for one setting, from its samples."""
     metrics = [sample_scores(s)[0] for s in samples]
     judged = [sample_scores(s)[1] for s in samples]
@@ -108,9 +101,14 @@ def setting_claims(samples: list) -> dict[str, Any]:
         scored = [q for q in qavg if q is not None]
         claims["qavg"] = _summary(qavg)
         claims["dimensions"] = {d: _summary([_number(j.get(d)) for j in judged]) for d in DIMENSIONS}
-        claims["high"] = fmean(q > 4 for q in scored) if scored else None
-        claims["low"] = fmean(q < 2 for q in scored) if scored else None
+        claims["high"] = fmean(is_high(q, high_inclusive) for q in scored) if scored else None
+        claims["low"] = fmean(is_low(q) for q in scored) if scored else None
     return claims
+
+
+def submission_rows(samples: list) -> list[list]:
+    """The per-sample rows of one setting (``definitions.SAMPLE_ROW_FIELDS``)."""
+    return [sample_row(s.id, s.epoch, *sample_scores(s)) for s in samples]
 
 
 def _answer(summary) -> str:
@@ -148,7 +146,7 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
         )
     settings: dict[str, SettingLogs] = {}
     for location, header in headers.items():
-        setting = (header.eval.metadata or {}).get("template") or header.eval.task.split("/")[-1]
+        setting = setting_name(header.eval.metadata, header.eval.task)
         if setting in settings:
             raise SubmissionError(
                 f"two runs of setting {setting}: {Path(settings[setting].location).name} and {Path(location).name}; submit one"
@@ -205,7 +203,9 @@ def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
     return problems
 
 
-def build_submission(paths: list[str], track: str, submitter: str | None = None) -> dict[str, Any]:
+def build_submission(
+    paths: list[str], track: str, submitter: str | None = None, high_inclusive: bool = False
+) -> dict[str, Any]:
     import inspect_ai
 
     from ... import __version__
@@ -228,19 +228,8 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
         "track": track,
         "submitter": submitter,
         "model": {"id": first.model, "base_url": first.model_base_url, "args": first.model_args or {}},
-        "settings": {run.setting: setting_claims(run.samples) for run in runs},
-        "samples": {
-            run.setting: [
-                [
-                    str(s.id),
-                    s.epoch,
-                    _number(sample_scores(s)[0].get("atavg")),
-                    _number(sample_scores(s)[1].get("qavg")),
-                ]
-                for s in run.samples
-            ]
-            for run in runs
-        },
+        "settings": {run.setting: setting_claims(run.samples, high_inclusive) for run in runs},
+        "samples": {run.setting: submission_rows(run.samples) for run in runs},
         "provenance": {
             "package_version": __version__,
             "task_versions": sorted(versions),
@@ -269,6 +258,7 @@ def build_submission(paths: list[str], track: str, submitter: str | None = None)
                 for r in runs
             ],
             "samples_digest": samples_digest({r.setting: r.samples for r in runs}),
+            **({"high_inclusive": True} if high_inclusive else {}),
         },
     }
     document["sha256"] = content_hash(document)

@@ -15,15 +15,27 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...prompts import PARADIGMS, TELER_LEVELS
+from ...definitions import ATAVG_COLUMN, CONTAMINATION_ROUGE, QAVG_COLUMN, SETTINGS, none_if_nan
 from ..report.load import newest_score, score_field
 from .build import (
-    KIND, SCHEMA_VERSION, TRACKS, content_hash, file_sha256, read_settings, sample_scores, samples_digest, scored_with,
-    setting_claims, track_problems,
+    KIND,
+    SCHEMA_VERSION,
+    TRACKS,
+    SubmissionError,
+    content_hash,
+    file_sha256,
+    read_settings,
+    sample_scores,
+    samples_digest,
+    scored_with,
+    setting_claims,
+    submission_rows,
+    track_problems,
 )  # fmt: skip
 
 TOLERANCE = 1e-9
-#: Soft-finding thresholds: an empty-extraction rate and a near-verbatim (ROUGE-1 >= 0.8) share above these are flagged.
+#: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
+#: ``CONTAMINATION_ROUGE``) above these are flagged.
 EMPTY_RATE_WARNING = 0.2
 CONTAMINATION_WARNING = 0.05
 RESCORED_SAMPLES = 3
@@ -67,13 +79,13 @@ def load_document(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: unreadable: {err}") from None
+        raise SubmissionError(f"{path}: unreadable: {err}") from None
     except json.JSONDecodeError as err:
-        raise ValueError(
+        raise SubmissionError(
             f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}"
         ) from None
     if not isinstance(document, dict):
-        raise ValueError(f"{path}: not a submission (a JSON object is expected)")
+        raise SubmissionError(f"{path}: not a submission (a JSON object is expected)")
     return document
 
 
@@ -98,7 +110,7 @@ def schema_problems(document: dict[str, Any]) -> list[str]:
         "samples must hold the same settings as settings",
     )
     for name, claims in (settings or {}).items() if isinstance(settings, dict) else []:
-        need(name in TELER_LEVELS + PARADIGMS, f"settings: unknown setting {name!r}")
+        need(name in SETTINGS, f"settings: unknown setting {name!r}")
         need(
             isinstance(claims, dict)
             and isinstance(claims.get("n"), int)
@@ -135,7 +147,7 @@ def _self_consistency(document: dict[str, Any], result: Verification) -> None:
             result.failures.append(
                 f"settings.{setting}.n: claimed {claims['n']}, the file lists {len(rows)} samples"
             )
-        for index, key in ((2, "atavg"), (3, "qavg")):
+        for index, key in ((ATAVG_COLUMN, "atavg"), (QAVG_COLUMN, "qavg")):
             values = [row[index] for row in rows if row[index] is not None]
             claimed = (claims.get(key) or {}).get("mean")
             if values and (claimed is None or not math.isclose(claimed, fmean(values), abs_tol=TOLERANCE)):
@@ -191,22 +203,14 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
         result.failures.append(
             f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}"
         )
-    claims = {run.setting: setting_claims(run.samples) for run in runs}
+    high_inclusive = bool(document["provenance"].get("high_inclusive"))
+    claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
     for run in runs:
         if run.setting in document["settings"]:
             result.failures += _differences(
                 document["settings"][run.setting], claims[run.setting], f"settings.{run.setting}"
             )
-            rows = [
-                [
-                    str(s.id),
-                    s.epoch,
-                    _num(sample_scores(s)[0].get("atavg")),
-                    _num(sample_scores(s)[1].get("qavg")),
-                ]
-                for s in run.samples
-            ]
-            if not _close_rows(rows, document["samples"].get(run.setting, [])):
+            if not _close_rows(submission_rows(run.samples), document["samples"].get(run.setting, [])):
                 result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
     if samples_digest({r.setting: r.samples for r in runs}) != document["provenance"]["samples_digest"]:
         result.failures.append(
@@ -217,10 +221,6 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
                       "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
     _warnings(runs, claims, result)
     _rescore(runs, result)
-
-
-def _num(value):
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
 
 def _close_rows(a: list, b: list) -> bool:
@@ -252,11 +252,12 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
             result.warnings.append(
                 f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after extraction"
             )
-        rouge = [_num(sample_scores(s)[0].get("rouge1")) for s in run.samples]
-        near = [r >= 0.8 for r in rouge if r is not None]
+        rouge = [none_if_nan(sample_scores(s)[0].get("rouge1")) for s in run.samples]
+        near = [r >= CONTAMINATION_ROUGE for r in rouge if r is not None]
         if near and fmean(near) > CONTAMINATION_WARNING:
             result.warnings.append(
-                f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold (ROUGE-1 >= 0.8): contamination?"
+                f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold "
+                f"(ROUGE-1 >= {CONTAMINATION_ROUGE:g}): contamination?"
             )
 
 

@@ -4,7 +4,8 @@
 ``parse`` reads the grader's reply.
 """
 
-from .parse import DIMENSIONS, JudgementError, parse_judgement
+from ...definitions import DIMENSIONS
+from .parse import JudgementError, parse_judgement
 from .prompt import VARIANTS, JudgePrompt, judge_prompt
 from .scorer import judge
 

@@ -12,13 +12,8 @@ import json
 import re
 from dataclasses import dataclass
 
-DIMENSIONS = (
-    "fluency",
-    "context_faithfulness",
-    "bidirectional_coherence",
-    "narrative_consistency",
-    "informativeness",
-)
+from ...definitions import DIMENSIONS, NarrativeInfillError
+
 _ALIASES = {
     "fluency": "fluency", "flu": "fluency",
     "contextfaithfulness": "context_faithfulness", "faithfulness": "context_faithfulness", "faith": "context_faithfulness",
@@ -33,7 +28,7 @@ _KEY_LINE = re.compile(
 )
 
 
-class JudgementError(ValueError):
+class JudgementError(NarrativeInfillError, ValueError):
     """The grader's reply holds no complete, valid set of five scores."""
 
 

@@ -18,6 +18,7 @@ from importlib import resources
 import yaml
 
 from ...data.records import BLANK
+from ...definitions import DIMENSIONS, OptionError, display_name
 
 VARIANTS = ("paper", "authors")
 _AUTHORS_KEY = "narrative_infilling_evaluation_v4"
@@ -44,7 +45,7 @@ def _load(name: str) -> dict:
 @cache
 def judge_prompt(variant: str = "paper") -> JudgePrompt:
     if variant not in VARIANTS:
-        raise ValueError(f"judge prompt variant must be one of {VARIANTS}, got {variant!r}")
+        raise OptionError(f"judge prompt variant must be one of {VARIANTS}, got {variant!r}")
     parts = _load("authors_eval_prompt.yaml")[_AUTHORS_KEY]
     if variant == "authors":
         # As gpt_eval.build_api_prompt joined them: each block keeps its trailing newline.
@@ -68,15 +69,15 @@ def judge_prompt(variant: str = "paper") -> JudgePrompt:
 
 @cache
 def dimension_definitions() -> list[dict[str, str]]:
-    """The five dimensions with the paper's definitions (§3.4), for people rating by hand."""
-    from .parse import DIMENSIONS
-
-    lines = [
-        line.strip()[2:]
+    """The five dimensions with the paper's definitions (§3.4), for people rating by hand, in
+    ``DIMENSIONS`` order; each definition is found by its name, so the YAML cannot reorder them."""
+    entries = [
+        line.strip()[2:].split(":", 1)
         for line in _load("paper_additions.yaml")["dimensions"].splitlines()
         if line.strip().startswith("- ")
     ]
+    definitions = {name.strip(): text.strip() for name, text in entries}
     return [
-        {"key": key, "name": line.split(":", 1)[0], "definition": line.split(":", 1)[1].strip()}
-        for key, line in zip(DIMENSIONS, lines)
+        {"key": key, "name": display_name(key), "definition": definitions[display_name(key)]}
+        for key in DIMENSIONS
     ]

@@ -18,14 +18,10 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
+from ...definitions import DIMENSIONS, NarrativeInfillError, OptionError, reply_key
+
 #: The keys of the authors' output format, in their order.
-REPLY_KEYS = (
-    "Fluency",
-    "Context_Faithfulness",
-    "Bidirectional_Coherence",
-    "Narrative_Consistency",
-    "Informativeness",
-)
+REPLY_KEYS = tuple(reply_key(d) for d in DIMENSIONS)
 SCORES = [1, 2, 3, 4, 5]
 
 REPLY_SCHEMA = JSONSchema(
@@ -49,11 +45,11 @@ def structured_mode(value: str | bool) -> str:
     False (YAML reads on/off as booleans)."""
     mode = {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else str(value).lower()
     if mode not in MODES:
-        raise ValueError(f"structured must be one of {MODES}, got {value!r}")
+        raise OptionError(f"structured must be one of {MODES}, got {value!r}")
     return mode
 
 
-class StructuredOutputUnavailable(RuntimeError):
+class StructuredOutputUnavailable(NarrativeInfillError, RuntimeError):
     """``structured="on"`` with a grader whose provider cannot be constrained."""
 
 

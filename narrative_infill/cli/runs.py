@@ -1,0 +1,166 @@
+"""``import``, ``judge-check`` and ``grid``: making and scoring runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..analysis.importer import import_generations
+
+    started = time.perf_counter()
+    roles = dict(role.split("=", 1) for role in args.model_role)
+    locations = import_generations(
+        args.files,
+        args.output,
+        max_tasks=args.max_tasks,
+        overwrite=args.overwrite,
+        scorers=args.score,
+        model_roles=roles or None,
+    )
+    scored = f", scored with {', '.join(args.score)}" if args.score else ""
+    print(
+        f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    if not args.score:
+        print(
+            f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite"
+        )
+    return 0
+
+
+def _judge_check(args: argparse.Namespace) -> int:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai._cli.util import parse_model_role_cli_args
+
+    from ..tasks.judge_check import describe, judge_check
+
+    roles = parse_model_role_cli_args(tuple(args.model_role))
+    task = judge_check(
+        data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured
+    )
+    [log] = inspect_eval(
+        task,
+        model_roles=roles,
+        log_dir=args.log_dir,
+        display="none",
+        max_retries=args.max_retries,
+        timeout=args.timeout,
+    )
+    if log.status != "success":
+        error = log.error.message if log.error else log.status
+        print(
+            f"narrative-infill judge-check: the grader failed: {error} (log: {log.location})", file=sys.stderr
+        )
+        return 1
+    text, flagged = describe(log, args.min_gap)
+    print(text)
+    return 1 if flagged else 0
+
+
+def _grid(args: argparse.Namespace) -> int:
+    from ..grid.plan import describe, load_grid, plan
+    from ..grid.run import run_plan
+
+    extra = args.inspect_args
+    grid = load_grid(args.grid)
+    result = plan(grid, Path(args.log_dir), models=_listed(args.models), tasks=_listed(args.tasks),
+                  studies=_listed(args.studies), extra_args=extra)  # fmt: skip
+    if args.dry_run:
+        print(describe(result))
+        return 0
+    status = run_plan(result)
+    print("\nnext: " + "; ".join(
+        f"narrative-infill report {args.log_dir}/{study} -o report/{study}"
+        for study in ("main", "seeds", "judges") if any(r.study == study for r in result.runs)
+    ) + f"; narrative-infill submit {args.log_dir}/main/<model> -o submission.json --track full")  # fmt: skip
+    return status
+
+
+def _listed(values: list[str] | None) -> list[str] | None:
+    """Repeated or comma-separated option values, flattened."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()] if values else None
+
+
+def add_commands(commands) -> None:
+    from ..tasks.judge_check import MIN_GAP
+
+    importer = commands.add_parser(
+        "import",
+        help="turn existing generations (authors' xlsx/csv, or JSONL) into Inspect .eval logs",
+        description="One .eval log per (model, task): the stored prompt and response are replayed as the "
+        "model's output, so every scorer, inspect view and inspect score work on them.",
+    )
+    importer.add_argument(
+        "files",
+        nargs="+",
+        help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, "
+        "template_id",
+    )
+    importer.add_argument("-o", "--output", required=True, help="log directory")
+    importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")
+    importer.add_argument(
+        "--overwrite", action="store_true", help="replace the contents of a non-empty output folder"
+    )
+    importer.add_argument(
+        "--score",
+        nargs="+",
+        choices=("metrics", "judge"),
+        default=[],
+        help="score the imported logs in this process (models load once)",
+    )
+    importer.add_argument(
+        "--model-role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini",
+    )
+    importer.set_defaults(run=_import)
+
+    checker = commands.add_parser(
+        "judge-check",
+        help="judge the gold span and an empty answer on N instances: a grader must tell them apart",
+        description="Judge two fixed answers per instance, the gold span and nothing, and print each QAvg "
+        "and the gap; exit 1 (flagged) when the gap is below --min-gap.",
+    )
+    checker.add_argument(
+        "--model-role",
+        action="append",
+        required=True,
+        metavar="ROLE=MODEL",
+        help="the grader, as for inspect eval: grader=openai/gpt-4.1-mini",
+    )
+    checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
+    checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
+    checker.add_argument("--judge-variant", default="paper", choices=("paper", "authors"))
+    checker.add_argument("--structured", default="auto", choices=("auto", "on", "off"))
+    checker.add_argument("--min-gap", type=float, default=MIN_GAP, help="smallest acceptable QAvg gap")
+    checker.add_argument("--log-dir", default="logs/judge-check")
+    checker.add_argument("--max-retries", type=int, default=2)
+    checker.add_argument("--timeout", type=int, default=120)
+    checker.set_defaults(run=_judge_check)
+
+    grid = commands.add_parser(
+        "grid",
+        help="run (or print, --dry-run) the paper's grid of models x settings as inspect eval-set commands",
+        description="One inspect eval-set process per model (and per robustness run), each with its own log "
+        "folder under --log-dir; running the same command again resumes. Arguments after -- go to every "
+        "inspect command (for example: -- --max-connections 64).",
+    )
+    grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
+    grid.add_argument(
+        "--models", action="append", help="model names or hub ids to run (repeat or comma-separate)"
+    )
+    grid.add_argument("--tasks", action="append", help="tasks to run (repeat or comma-separate)")
+    grid.add_argument("--studies", action="append", help="main, seeds, judges (default: all)")
+    grid.add_argument("--log-dir", default="logs/grid")
+    grid.add_argument(
+        "--dry-run", action="store_true", help="print the commands with their sample and grader-call counts"
+    )
+    # What follows -- (split off in main: argparse cannot take options there).
+    grid.set_defaults(inspect_args=[], run=_grid)

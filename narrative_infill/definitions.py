@@ -1,0 +1,105 @@
+"""Definitions every room shares: one home for each rule that two rooms would otherwise copy.
+
+The judge's five dimensions, the paper's High%/Low% rule, the contamination threshold, METEOR's
+parameters, the setting names and how a log names its setting, the per-sample row of a
+submission, and the base class of the package's errors. Imports nothing from the package, so
+any room may import it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+#: The judge's dimensions (paper §3.4), in the paper's order: score keys, reply keys and names
+#: are all derived from these.
+DIMENSIONS = (
+    "fluency",
+    "context_faithfulness",
+    "bidirectional_coherence",
+    "narrative_consistency",
+    "informativeness",
+)
+
+
+def reply_key(dimension: str) -> str:
+    """The key of ``dimension`` in the authors' reply format: ``Context_Faithfulness``."""
+    return dimension.title()
+
+
+def display_name(dimension: str) -> str:
+    """How the paper writes ``dimension``: ``Context Faithfulness``."""
+    return dimension.replace("_", " ").title()
+
+
+#: High% counts QAvg above this (paper: > 4; the authors' scripts: >= 4, ``--high-inclusive``).
+HIGH_QAVG = 4.0
+#: Low% counts QAvg below this (paper and scripts: < 2).
+LOW_QAVG = 2.0
+
+
+def is_high(qavg: Any, inclusive: bool = False) -> Any:
+    """Whether a QAvg (a float or a pandas Series) counts towards High%."""
+    return qavg >= HIGH_QAVG if inclusive else qavg > HIGH_QAVG
+
+
+def is_low(qavg: Any) -> Any:
+    """Whether a QAvg (a float or a pandas Series) counts towards Low%."""
+    return qavg < LOW_QAVG
+
+
+def high_label(inclusive: bool = False) -> str:
+    """The High% rule in words, for axis labels and help texts."""
+    return f"QAvg {'>=' if inclusive else '>'} {HIGH_QAVG:g}"
+
+
+#: An answer whose ROUGE-1 F1 against the gold reaches this is a near-verbatim copy (contamination).
+CONTAMINATION_ROUGE = 0.8
+
+#: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).
+METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
+
+#: The settings: the five TELeR levels and the four reasoning paradigms, each one task.
+TELER_LEVELS = ("l0", "l1", "l2", "l3", "l4")
+PARADIGMS = ("abductive", "causal", "cot", "counterfactual")
+SETTINGS = TELER_LEVELS + PARADIGMS
+
+
+def setting_name(metadata: Mapping[str, Any] | None, task_name: str) -> str:
+    """A log's setting: its task's ``template`` metadata, else the registered task name's last part."""
+    return (metadata or {}).get("template") or str(task_name).split("/")[-1]
+
+
+def is_missing(value: Any) -> bool:
+    """None or NaN: how pandas and spreadsheets leave an empty cell."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def none_if_nan(value: Any) -> float | None:
+    """A number as a float, None for a missing, non-numeric or NaN value (JSON has no NaN)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+#: The fields of a submission's per-sample row, in order.
+SAMPLE_ROW_FIELDS = ("id", "epoch", "atavg", "qavg")
+ATAVG_COLUMN = SAMPLE_ROW_FIELDS.index("atavg")
+QAVG_COLUMN = SAMPLE_ROW_FIELDS.index("qavg")
+
+
+def sample_row(sample_id: Any, epoch: int, metrics: Mapping[str, Any], judged: Mapping[str, Any]) -> list:
+    """A submission's row for one sample, from its newest metrics and judge score values."""
+    return [str(sample_id), epoch, none_if_nan(metrics.get("atavg")), none_if_nan(judged.get("qavg"))]
+
+
+class NarrativeInfillError(Exception):
+    """Base of every error the package raises about its input or environment (a bad file, an
+    option outside its choices, a busy port): the command line prints the message without a
+    traceback. Any other exception is a bug and shows its traceback."""
+
+
+class OptionError(NarrativeInfillError, ValueError):
+    """An option or task argument outside its allowed values."""
