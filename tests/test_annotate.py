@@ -632,3 +632,21 @@ def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path)
         (control / "hold-ann").unlink(missing_ok=True)
         stop(server)
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_stale_annotator_lock_naming_a_live_process_does_not_lock_the_annotator_out(tmp_path):
+    """Killed with -9, the server leaves its lock file; after a reboot (or long enough) its process id
+    belongs to another program, which must not keep the annotator out. A running server still does."""
+    folder = small_study(tmp_path / "study")
+    (folder / ".lock-ann").write_text(str(os.getpid()))  # alive, and no rating server
+    server, port = serve_study(folder)
+    try:
+        second = subprocess.run([sys.executable, "-c", SERVE, str(folder), "ann", str(free_port())],
+                                capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+        assert (
+            second.returncode != 0
+            and f"already rating in this study (server process {server.pid})" in second.stderr
+        )
+    finally:
+        stop(server)
+    assert not (folder / ".lock-ann").exists()

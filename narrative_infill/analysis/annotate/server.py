@@ -16,6 +16,7 @@ framed by another page either (clickjacking would send the token on the annotato
 
 from __future__ import annotations
 
+import fcntl
 import hmac
 import ipaddress
 import json
@@ -49,36 +50,41 @@ class AnnotationServerError(NarrativeInfillError, RuntimeError):
     """The server cannot start: port taken, or the annotator already rating elsewhere."""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class AnnotatorLock:
-    """``.lock-<annotator>`` in the study folder while this annotator's server runs."""
+    """``.lock-<annotator>`` in the study folder, ``flock``-ed while this annotator's server runs.
+
+    The kernel holds the lock, not the process id in the file (kept only for the message): a
+    server killed with -9 leaves a file whose id may be another program's by the next start.
+    """
 
     def __init__(self, folder: Path, annotator: str):
         self.path = Path(folder) / f".lock-{annotator}"
         self.annotator = annotator
 
     def acquire(self) -> None:
-        if self.path.is_file():
-            pid = int(self.path.read_text().strip() or 0)
-            if pid and pid != os.getpid() and _alive(pid):
+        while True:
+            handle = open(self.path, "a+")  # noqa: SIM115 (held open, and locked, while the server runs)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "?"
+                handle.close()
                 raise AnnotationServerError(
-                    f"annotator {self.annotator!r} is already rating in this study (server process {pid}); "
+                    f"annotator {self.annotator!r} is already rating in this study (server process {holder}); "
                     "two people need two names"
-                )  # fmt: skip
-        self.path.write_text(str(os.getpid()))
+                ) from None  # fmt: skip
+            if self.path.exists() and os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino:
+                break
+            handle.close()  # a server that stopped meanwhile removed the file this handle locked
+        handle.truncate(0)
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self.handle = handle
 
     def release(self) -> None:
-        if self.path.is_file() and self.path.read_text().strip() == str(os.getpid()):
-            self.path.unlink()
+        self.path.unlink()  # while still locked: a server starting now locks a new file
+        self.handle.close()
 
 
 class Study:
