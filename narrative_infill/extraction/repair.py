@@ -4,15 +4,14 @@ Removing the restated words can cut a model's sentence in two ("Her hard work pa
 [she won a medal at the state finals.]"), leaving an answer that ends in a dangling
 conjunction or comma, or stitched text. The annotators decided per sentence, as these passes
 do: a sentence that only restates the story is dropped whole, a sentence with new words is
-kept whole. Also: a restated story sentence closing a tagged answer is dropped, and bold used
-for emphasis inside a longer sentence is not taken for the marked answer.
+kept whole. Also: bold used for emphasis inside a longer sentence is not taken for the marked
+answer. A tagged answer is kept whole even when its last sentence repeats the story's next
+sentence: the annotators keep the tagged span as it is (held-out finding, issue 30).
 """
 
 from __future__ import annotations
 
 import re
-
-from .context import split_problem
 
 _SENTENCES = re.compile(r"[^.!?\n]*[.!?]+[\"'”’)\]]*|[^.!?\n]+$", re.MULTILINE)
 _DANGLING = re.compile(
@@ -73,19 +72,6 @@ def complete_cut_sentence(kept: str, original: str) -> str | None:
     if closing is None:  # the response itself stops mid-sentence (cut at its token limit)
         return None
     return kept[: kept.rfind(fragment)] + original[start : closing.end()].strip()
-
-
-def drop_restated_closing_sentence(text: str, problem: str) -> str:
-    """A tagged answer that ends with a story sentence after the blank, word for word: that
-    sentence is the story going on, not the infill."""
-    sides = split_problem(problem)
-    parts = sentences(text)
-    if sides is None or len(parts) < 2:
-        return text
-    context = {tuple(_words(s)) for s in sentences(sides[1])}
-    if tuple(_words(parts[-1])) in context and not all(tuple(_words(p)) in context for p in parts):
-        return " ".join(parts[:-1])
-    return text
 
 
 def bold_is_emphasis(text: str, problem: str) -> bool:

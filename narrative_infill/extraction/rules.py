@@ -26,7 +26,7 @@ from enum import Enum
 
 from .context import recover_infill
 from .examples import drop_prompt_examples
-from .repair import bold_is_emphasis, complete_cut_sentence, drop_restated_closing_sentence, is_dangling
+from .repair import bold_is_emphasis, complete_cut_sentence, is_dangling
 
 # "ANSWER" (or "Final answer:") alone on its line, the answer on the lines below.
 _LONE_LABEL = re.compile(
@@ -379,11 +379,6 @@ def extract_answer(response: str, problem: str, n: int | None = None) -> Extract
                 steps.append("complete_cut_sentence")
         if not text:
             return _no_answer(steps, "restated_context_only")
-    if "answer_tags" in steps[-3:] or status is ExtractionStatus.TAGGED:
-        closed = drop_restated_closing_sentence(text, problem)
-        if closed != text:
-            text = closed
-            steps.append("drop_restated_closing_sentence")
     if not text:
         return _no_answer(steps, "nothing_left")
     if _REFUSAL.search(text):
