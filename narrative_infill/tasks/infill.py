@@ -12,6 +12,7 @@ from inspect_ai.model import GenerateConfig, model_roles
 from ..data.dataset import infill_dataset, load_benchmark
 from ..definitions import PARADIGMS
 from ..prompts import PAPER
+from ..scorers.answer import DEFAULT_EXTRACTION
 from ..scorers.judge.scorer import NOT_RUN_HINT
 from ..scorers.judge.scorer import judge as judge_scorer
 from ..scorers.metrics.scorer import metrics
@@ -25,8 +26,9 @@ TOP_P = 0.9
 #: Bumped whenever prompts, extraction or scoring change what a score means, so that logs of
 #: different versions are never compared as equals. 1: the authors' position rule on the problem
 #: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag, the
-#: second extraction pass (prompt echoes, whole sentences).
-TASK_VERSION = 1
+#: second extraction pass (prompt echoes, whole sentences). 2: a tagged answer is kept whole
+#: (no restated closing sentence dropped); the ``extraction`` option.
+TASK_VERSION = 2
 
 
 def infill_task(
@@ -50,6 +52,7 @@ def infill_task(
     judge_roles: str | list[str] = "grader",
     grader_model: str | None = None,
     judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
 ) -> Task:
     """One narrative-infilling task; every argument is a ``-T`` option of the registered tasks.
 
@@ -78,6 +81,8 @@ def infill_task(
         grader_model: a grader to use when no ``grader`` role is bound (implies ``judge``).
         judge_structured: tell the grader the reply's shape: ``auto`` where its provider can be
             constrained, ``on`` (fail for one that cannot), ``off``.
+        extraction: the answer both scorers score: ``ours`` (the paper's extraction rules) or
+            ``published`` (the authors' released code: first ``<ANSWER>`` span, else the whole response).
     """
     dataset = infill_dataset(
         data,
@@ -94,11 +99,15 @@ def infill_task(
     run_judge = (
         judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
     )
-    scorers = [metrics(backbone=backbone)]
+    scorers = [metrics(backbone=backbone, extraction=extraction)]
     if run_judge:
         scorers.append(
             judge_scorer(
-                variant=judge_variant, roles=roles, grader_model=grader_model, structured=judge_structured
+                variant=judge_variant,
+                roles=roles,
+                grader_model=grader_model,
+                structured=judge_structured,
+                extraction=extraction,
             )
         )
     else:

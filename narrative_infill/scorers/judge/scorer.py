@@ -24,6 +24,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
 from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
+from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ..answer import extracted
 from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
@@ -215,6 +216,7 @@ def judge(
     system_role: bool = True,
     structured: str | bool = "auto",
     max_tokens: int | None = None,
+    extraction: str = DEFAULT_EXTRACTION,
 ) -> Scorer:
     """Fluency, Context Faithfulness, Bidirectional Coherence, Narrative Consistency and
     Informativeness (1-5) of the extracted infill, and their mean QAvg.
@@ -237,6 +239,9 @@ def judge(
         constrained (a JSON schema, or llama.cpp's grammar) and parses tolerantly elsewhere;
         "on" fails clearly for a grader that cannot be constrained; "off" never constrains.
       max_tokens: cap on a grader reply (a reply cut at the cap is a failed attempt).
+      extraction: the infill judged: "ours" (the paper's extraction rules) or "published" (the
+        authors' released code: the first <ANSWER> span, else the whole response). Recorded as
+        ``judge_extraction`` and in ``judge_models``, so the report never pools the two.
 
     Metrics: per-dimension mean and stderr; QAvg mean, stderr, High% (`share_above`, QAvg
     above 4; the authors' scripts used >= 4: rescore with a different metric if needed) and
@@ -246,14 +251,15 @@ def judge(
     prompt = judge_prompt(variant)
     role_list = [roles] if isinstance(roles, str) else list(roles)
     structured = structured_mode(structured)  # a bad value fails here, not once per sample
+    check_extraction(extraction)
     config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
     if probability_weighted:
         config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
 
     async def score(state: TaskState, target: Target) -> Score:
         judges = _judges(role_list, grader_model)
-        extraction = await extracted(state)
-        user = prompt.user(state.input_text, extraction.text)
+        answer = await extracted(state, extraction)
+        user = prompt.user(state.input_text, answer.text)
         verdicts = {}
         for name, model in judges:
             async with concurrency("narrative_infill_judge", max_concurrent):
@@ -280,16 +286,19 @@ def judge(
         failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
         return Score(
             value=value,
-            answer=extraction.text,
+            answer=answer.text,
             reason="grader_failed" if len(failures) == len(verdicts) else None,
             explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
             metadata={
                 "judge_variant": variant,
                 "judges": verdicts,
                 # Flat, so that log summaries (which drop nested metadata) still say who judged.
-                "judge_models": ", ".join(f"{name}={verdict['model']}" for name, verdict in verdicts.items()),
+                # The extraction joins the judges here: the report refuses to pool differing values.
+                "judge_models": ", ".join(f"{name}={verdict['model']}" for name, verdict in verdicts.items())
+                + ("" if extraction == DEFAULT_EXTRACTION else f" | extraction={extraction}"),
+                "judge_extraction": extraction,
                 "grader_tokens": tokens,
-                "extraction_status": extraction.status.value,
+                "extraction_status": answer.status.value,
             },
         )
 

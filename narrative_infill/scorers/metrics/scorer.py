@@ -7,8 +7,9 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from .pairs import ATAVG, METRIC_NAMES
+from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ..answer import extracted, truncated
+from .pairs import ATAVG, METRIC_NAMES
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 #: ``truncated`` (1 when the output cap ended the response) averages to the truncated share.
@@ -45,6 +46,12 @@ def _batcher(
     return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH)
 
 
+def with_extraction(signature: str, extraction: str) -> str:
+    """The backbones' and lexical metrics' signature with the extraction rule: the rule decides
+    the scored text, so it decides the numbers as much as the models do."""
+    return f"{signature} | extraction={extraction}"
+
+
 @scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
 def metrics(
     backbone: str = "auto",
@@ -53,6 +60,7 @@ def metrics(
     semf1_model: str | None = None,
     batch_size: int = 64,
     cache_dir: str | None = None,
+    extraction: str = DEFAULT_EXTRACTION,
 ) -> Scorer:
     """AtAvg, the mean of BERTScore F1, ROUGE-1 F1, METEOR, chrF and Sem-F1 of the extracted
     infill, each metric, and ``truncated`` (whether the output cap ended the response).
@@ -66,23 +74,27 @@ def metrics(
       batch_size: the most pairs one model call scores.
       cache_dir: also keep the golds' embeddings on disk here, across processes (default:
         $NARRATIVE_INFILL_EMBEDDING_CACHE, else in memory only, shared by the tasks of a process).
+      extraction: "ours" (the paper's extraction rules) or "published" (the authors' released
+        code: the first <ANSWER> span, else the whole response). Part of the metrics signature,
+        so the report never averages the two together.
     """
+    check_extraction(extraction)
     batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir)
 
     async def score(state: TaskState, target: Target) -> Score:
-        extraction = await extracted(state)
-        result, signature = await batcher.submit((extraction.text, target.text))
+        answer = await extracted(state, extraction)
+        result, signature = await batcher.submit((answer.text, target.text))
         cut = truncated(state)
         value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
         value["truncated"] = float(cut)
         metadata = {
             "truncated": cut,
-            "extraction_status": extraction.status.value,
-            "extraction_steps": list(extraction.steps),
-            "metrics_signature": signature,
+            "extraction_status": answer.status.value,
+            "extraction_steps": list(answer.steps),
+            "metrics_signature": with_extraction(signature, extraction),
         }
         if result.reasons:
             metadata["zero_reasons"] = result.reasons
-        return Score(value=value, answer=extraction.text, metadata=metadata)
+        return Score(value=value, answer=answer.text, metadata=metadata)
 
     return score

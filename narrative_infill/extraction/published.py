@@ -1,0 +1,45 @@
+"""The published code's extraction rule (``extraction=published``), kept to trace differences.
+
+The authors' released pipeline (REFERENCE §4.1, ``extractAnswerText``) does not run the rules the
+paper describes: it takes the first ``<ANSWER>…</ANSWER>`` span (case-insensitive, spanning
+newlines, non-greedy, the span stripped), else the whole response stripped. No ``</think>``
+handling, no misspelled or unbalanced tags, no label or restatement rules; an empty answer only
+comes from an empty response. The metrics code strips the text once more (``safe_text``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..definitions import OptionError
+from .rules import Extraction, ExtractionStatus, extract_answer
+
+#: The published regular expression, verbatim (``re.DOTALL | re.IGNORECASE``).
+_FIRST_ANSWER_SPAN = re.compile(r"<ANSWER>\s*(.*?)\s*</ANSWER>", flags=re.DOTALL | re.IGNORECASE)
+
+#: ``ours`` (the paper's rule pipeline, ``rules.extract_answer``; the default) or ``published``.
+EXTRACTIONS = ("ours", "published")
+DEFAULT_EXTRACTION = "ours"
+
+
+def extract_published(response: str | None) -> Extraction:
+    """The answer as the published code extracted it: status ``tagged`` (the code's "success")
+    or ``whole_response`` (its "fallback_full_response")."""
+    text = response or ""
+    match = _FIRST_ANSWER_SPAN.search(text)
+    if match:
+        return Extraction(match.group(1).strip(), ExtractionStatus.TAGGED, ("published_first_answer_span",))
+    return Extraction(text.strip(), ExtractionStatus.WHOLE_RESPONSE, ("published_fallback_full_response",))
+
+
+def check_extraction(extraction: str) -> str:
+    if extraction not in EXTRACTIONS:
+        raise OptionError(f"extraction must be one of {EXTRACTIONS}, got {extraction!r}")
+    return extraction
+
+
+def extract_with(extraction: str, response: str, problem: str, n: int | None = None) -> Extraction:
+    """The answer of ``response`` under the named extraction rule."""
+    if check_extraction(extraction) == "published":
+        return extract_published(response)
+    return extract_answer(response, problem, n)
