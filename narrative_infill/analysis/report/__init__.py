@@ -5,10 +5,11 @@ draws Figure 2, ``render`` writes the folder.
 """
 
 from ...definitions import DIMENSIONS
+from .document import Report
 from .human import HumanRatingsError, read_human_ratings
 from .load import load_samples
 from .render import write_report
-from .tables import Report, build_report
+from .tables import build_report
 
 __all__ = [
     "DIMENSIONS",

@@ -8,13 +8,13 @@ import pandas as pd
 
 from ...definitions import PARADIGMS, high_label, is_high
 from ...definitions import TELER_LEVELS as LEVELS
-from .tables import Report, has_columns
+from .document import Absent, has_columns
 
 
-def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool) -> None:
+def figure2(frame: pd.DataFrame, out: Path, high_inclusive: bool) -> tuple[pd.DataFrame, Path] | Absent:
+    """(the figure's table, its PNG in ``out``), or why it cannot be drawn."""
     if not has_columns(frame, ("qavg",)):
-        report.absent["figure2_high_by_model"] = "no judge scores in the logs"
-        return
+        return Absent("no judge scores in the logs")
     kind = frame["setting"].map(
         lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None
     )
@@ -22,8 +22,7 @@ def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool
     table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
              .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip
     if table.empty:
-        report.absent["figure2_high_by_model"] = "no judged TELeR or reasoning runs"
-        return
+        return Absent("no judged TELeR or reasoning runs")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -36,5 +35,4 @@ def figure2(frame: pd.DataFrame, out: Path, report: Report, high_inclusive: bool
     path = out / "figure2_high_by_model.png"
     plt.savefig(path, dpi=120)
     plt.close("all")
-    report.figures["figure2_high_by_model"] = path
-    report.tables["figure2_high_by_model"] = table
+    return table, path

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ...definitions import DIMENSIONS, NarrativeInfillError
-
-if TYPE_CHECKING:
-    from .tables import Report
+from .document import Absent, Table
 
 
 class HumanRatingsError(NarrativeInfillError, ValueError):
@@ -49,7 +46,8 @@ def read_human_ratings(path: str) -> pd.DataFrame:
     return human
 
 
-def human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_judge: bool) -> None:
+def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Table:
+    """Table 2: Cohen's kappa between the first two annotators, Spearman of each with the judge."""
     from scipy.stats import spearmanr
     from sklearn.metrics import cohen_kappa_score
 
@@ -59,10 +57,9 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_jud
     judged = frame.drop(columns=["sample_id"], errors="ignore").rename(columns={"id": "sample_id"})
     judged["sample_id"] = judged["sample_id"].astype(str)
     if has_judge and judged.duplicated(keys).any():
-        report.absent["table2_human_agreement"] = (
+        return Absent(
             "sample ids repeat across models or settings in these logs: give the ratings 'model' and 'setting' columns"
         )
-        return
     judged = judged.set_index(keys) if has_judge else None
     wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
     rows = []
@@ -78,4 +75,4 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, report: Report, has_jud
                     spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic if len(joined) > 2 else math.nan
                 )
         rows.append(row)
-    report.tables["table2_human_agreement"] = pd.DataFrame(rows).set_index("dimension")
+    return pd.DataFrame(rows).set_index("dimension")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...data.atomic import atomic_dir
+from .document import Absent, Report
 from .figures import figure2
 from .load import load_samples
-from .tables import Report, build_report
+from .tables import build_report
 
 
 def write_report(
@@ -23,7 +24,11 @@ def write_report(
     report.notes = loaded.notes + report.notes
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}
     with atomic_dir(out) as folder:
-        figure2(frame, folder, report, high_inclusive)
+        figure = figure2(frame, folder, high_inclusive)
+        if isinstance(figure, Absent):
+            report.absent["figure2_high_by_model"] = figure.reason
+        else:
+            report.tables["figure2_high_by_model"], report.figures["figure2_high_by_model"] = figure
         lines = ["# Narrative infilling report", "", f"{len(frame)} samples from {frame['eval_id'].nunique()} logs; "
                  f"models: {', '.join(sorted(frame['model'].unique()))}.", ""]  # fmt: skip
         lines += [f"- {note}" for note in report.notes]

@@ -24,29 +24,17 @@ Conventions, each as in the paper unless said:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
 from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low
 from ...definitions import TELER_LEVELS as LEVELS
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from .document import Absent, Report, Table, has_columns
 from .human import human_agreement
 
 CONTAMINATION_TABLE = f"contamination_rouge1_ge_{CONTAMINATION_ROUGE:g}"
-
-
-@dataclass
-class Report:
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    absent: dict[str, str] = field(default_factory=dict)
-    figures: dict[str, Path] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-def has_columns(frame: pd.DataFrame, columns) -> bool:
-    return all(c in frame.columns for c in columns) and frame[list(columns)].notna().any().all()
+NO_JUDGE = "no judge scores in the logs"
 
 
 def _pivot(frame: pd.DataFrame, value: str, columns: str, order: tuple[str, ...]) -> pd.DataFrame:
@@ -57,6 +45,7 @@ def _pivot(frame: pd.DataFrame, value: str, columns: str, order: tuple[str, ...]
 
 
 def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: str | None = None) -> Report:
+    """Every table, in the order ``report.md`` lists them, each present or absent with its reason."""
     report = Report()
     has_metrics = has_columns(frame, ("atavg",))
     has_judge = has_columns(frame, ("qavg",))
@@ -73,112 +62,131 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
         frame.loc[frame["qavg"].isna(), ["high", "low"]] = math.nan
     teler = frame[frame["setting"].isin(LEVELS)]
     reasoning = frame[frame["setting"].isin(PARADIGMS)]
-
-    def by_setting(name: str, subset: pd.DataFrame, order: tuple[str, ...], what: str):
-        if subset.empty:
-            report.absent[name] = f"no {what} runs in the logs"
-            return
-        parts = {}
-        if has_metrics:
-            parts["AtAvg"] = _pivot(subset, "atavg", "setting", order)
-        if has_judge:
-            parts["QAvg"] = _pivot(subset, "qavg", "setting", order)
-        if not parts:
-            report.absent[name] = "neither metric nor judge scores in the logs"
-            return
-        report.tables[name] = pd.concat(parts, axis=1)
-
-    by_setting("table3_model_by_level", teler, LEVELS, "TELeR-level")
-    by_setting("table5_model_by_paradigm", reasoning, PARADIGMS, "reasoning-paradigm")
-
-    for name, subset, order in (("table10_11", teler, LEVELS), ("table12", reasoning, PARADIGMS)):
-        if subset.empty:
-            report.absent[f"{name}_breakdown"] = "no runs of these settings in the logs"
-            continue
-        columns = [c for c in (*METRICS, "atavg", *DIMENSIONS, "qavg") if has_columns(subset, (c,))]
-        if not columns:
-            report.absent[f"{name}_breakdown"] = "no scores in the logs"
-            continue
-        grouped = subset.groupby(["setting", "model"])[columns].mean()
-        report.tables[f"{name}_breakdown"] = grouped.reindex(
-            [s for s in order if s in set(subset["setting"])], level=0
-        )
-
-    if has_judge:
-        judged = frame[frame["setting"].isin(LEVELS + PARADIGMS)]
-        table6 = judged.groupby("setting").agg(
-            QAvg=("qavg", "mean"), High=("high", "mean"), Low=("low", "mean"), judged=("qavg", "count")
-        )
-        table6[["High", "Low"]] *= 100
-        report.tables["table6_quality_by_setting"] = table6.reindex(
-            [s for s in LEVELS + PARADIGMS if s in table6.index]
-        )
-        if has_columns(frame, ("metadata_position",)):
-            t7 = frame.groupby(["setting", "metadata_position"]).agg(
-                QAvg=("qavg", "mean"), High=("high", "mean")
-            )
-            t7["High"] *= 100
-            report.tables["table7_position_by_setting"] = t7.unstack("metadata_position")
-            if has_columns(frame, ("metadata_domain",)):
-                t7b = frame.groupby(["metadata_domain", "metadata_position"]).agg(
-                    QAvg=("qavg", "mean"), High=("high", "mean")
-                )
-                t7b["High"] *= 100
-                report.tables["table7_domain_by_position"] = t7b.unstack("metadata_position")
-        else:
-            report.absent["table7_position_by_setting"] = (
-                "samples carry no blank position (imported generations without source text)"
-            )
-        if has_columns(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
-            length = pd.cut(
-                frame["metadata_narrative_sentences"].astype(float),
-                [0, 5, 15, math.inf],
-                labels=["short (<=5)", "medium (6-15)", "long (>15)"],
-            )
-            t8 = (
-                frame.assign(length=length)
-                .groupby(["length", "metadata_position", "metadata_n"], observed=True)["low"]
-                .mean()
-                * 100
-            )
-            report.tables["table8_low_by_length_position_n"] = t8.unstack(["metadata_position", "metadata_n"])
-        else:
-            report.absent["table8_low_by_length_position_n"] = (
-                "samples carry no narrative length, position or n"
-            )
+    report.add("table3_model_by_level", _by_setting(teler, LEVELS, "TELeR-level", has_metrics, has_judge))
+    report.add(
+        "table5_model_by_paradigm",
+        _by_setting(reasoning, PARADIGMS, "reasoning-paradigm", has_metrics, has_judge),
+    )
+    report.add("table10_11_breakdown", _breakdown(teler, LEVELS))
+    report.add("table12_breakdown", _breakdown(reasoning, PARADIGMS))
+    report.add("table6_quality_by_setting", _quality_by_setting(frame) if has_judge else Absent(NO_JUDGE))
+    report.add("table7_position_by_setting", _position_by_setting(frame) if has_judge else Absent(NO_JUDGE))
+    if "table7_position_by_setting" in report.tables and has_columns(frame, ("metadata_domain",)):
+        report.add("table7_domain_by_position", _domain_by_position(frame))
+    report.add(
+        "table8_low_by_length_position_n", _low_by_length_position_n(frame) if has_judge else Absent(NO_JUDGE)
+    )
+    kendall = (
+        _correlations(frame) if has_metrics and has_judge else Absent("needs both metric and judge scores")
+    )
+    if isinstance(kendall, Absent):
+        report.add("table4_kendall", kendall)
     else:
-        for name in (
-            "table6_quality_by_setting",
-            "table7_position_by_setting",
-            "table8_low_by_length_position_n",
-        ):
-            report.absent[name] = "no judge scores in the logs"
-
-    _correlations(frame, report, has_metrics, has_judge)
-    _robustness(frame, report, has_judge)
-    if has_metrics:
-        contaminated = frame.groupby("model")["rouge1"].agg(
-            answers="count", near_verbatim=lambda s: (s >= CONTAMINATION_ROUGE).sum(), share=lambda s: (s >= CONTAMINATION_ROUGE).mean() * 100
-        )  # fmt: skip
-        report.tables[CONTAMINATION_TABLE] = contaminated
-    else:
-        report.absent[CONTAMINATION_TABLE] = "no ROUGE-1 scores in the logs"
-    if human_csv:
-        human_agreement(frame, human_csv, report, has_judge)
-    else:
-        report.absent["table2_human_agreement"] = "no --human CSV of human ratings given"
+        report.add("table4_kendall", kendall[0])
+        report.add("table4_kendall_by_setting", kendall[1])
+    report.add("table13_seed_robustness", _seed_robustness(frame) if has_judge else Absent(NO_JUDGE))
+    report.add("table14_judge_sensitivity", _judge_sensitivity(frame) if has_judge else Absent(NO_JUDGE))
+    report.add(
+        CONTAMINATION_TABLE, _contamination(frame) if has_metrics else Absent("no ROUGE-1 scores in the logs")
+    )
+    report.add(
+        "table2_human_agreement",
+        human_agreement(frame, human_csv, has_judge)
+        if human_csv
+        else Absent("no --human CSV of human ratings given"),
+    )
     return report
 
 
-def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_judge: bool) -> None:
-    """Table 4, as Appendix A.2: within one setting, system level correlates the m model means;
-    sample level correlates, for each sample, the m models' (epoch-averaged) scores of that
-    sample, then averages over samples. Both are then averaged over the settings."""
+def _by_setting(
+    subset: pd.DataFrame, order: tuple[str, ...], what: str, has_metrics: bool, has_judge: bool
+) -> Table:
+    """Tables 3 and 5: AtAvg and QAvg per model and setting, with the Overall row."""
+    if subset.empty:
+        return Absent(f"no {what} runs in the logs")
+    parts = {}
+    if has_metrics:
+        parts["AtAvg"] = _pivot(subset, "atavg", "setting", order)
+    if has_judge:
+        parts["QAvg"] = _pivot(subset, "qavg", "setting", order)
+    if not parts:
+        return Absent("neither metric nor judge scores in the logs")
+    return pd.concat(parts, axis=1)
+
+
+def _breakdown(subset: pd.DataFrame, order: tuple[str, ...]) -> Table:
+    """Tables 10-12: every metric and dimension per setting and model."""
+    if subset.empty:
+        return Absent("no runs of these settings in the logs")
+    columns = [c for c in (*METRICS, "atavg", *DIMENSIONS, "qavg") if has_columns(subset, (c,))]
+    if not columns:
+        return Absent("no scores in the logs")
+    grouped = subset.groupby(["setting", "model"])[columns].mean()
+    return grouped.reindex([s for s in order if s in set(subset["setting"])], level=0)
+
+
+def _quality_by_setting(frame: pd.DataFrame) -> Table:
+    """Table 6: QAvg, High% and Low% per setting."""
+    judged = frame[frame["setting"].isin(LEVELS + PARADIGMS)]
+    table6 = judged.groupby("setting").agg(
+        QAvg=("qavg", "mean"), High=("high", "mean"), Low=("low", "mean"), judged=("qavg", "count")
+    )
+    table6[["High", "Low"]] *= 100
+    return table6.reindex([s for s in LEVELS + PARADIGMS if s in table6.index])
+
+
+def _position_by_setting(frame: pd.DataFrame) -> Table:
+    """Table 7: QAvg and High% per setting and blank position."""
+    if not has_columns(frame, ("metadata_position",)):
+        return Absent("samples carry no blank position (imported generations without source text)")
+    t7 = frame.groupby(["setting", "metadata_position"]).agg(QAvg=("qavg", "mean"), High=("high", "mean"))
+    t7["High"] *= 100
+    return t7.unstack("metadata_position")
+
+
+def _domain_by_position(frame: pd.DataFrame) -> Table:
+    """Table 7's companion: QAvg and High% per domain and blank position."""
+    t7b = frame.groupby(["metadata_domain", "metadata_position"]).agg(
+        QAvg=("qavg", "mean"), High=("high", "mean")
+    )
+    t7b["High"] *= 100
+    return t7b.unstack("metadata_position")
+
+
+def _low_by_length_position_n(frame: pd.DataFrame) -> Table:
+    """Table 8: Low% per narrative length bucket, blank position and span length."""
+    if not has_columns(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
+        return Absent("samples carry no narrative length, position or n")
+    length = pd.cut(
+        frame["metadata_narrative_sentences"].astype(float),
+        [0, 5, 15, math.inf],
+        labels=["short (<=5)", "medium (6-15)", "long (>15)"],
+    )
+    t8 = (
+        frame.assign(length=length)
+        .groupby(["length", "metadata_position", "metadata_n"], observed=True)["low"]
+        .mean()
+        * 100
+    )
+    return t8.unstack(["metadata_position", "metadata_n"])
+
+
+def _contamination(frame: pd.DataFrame) -> Table:
+    """Per model, the answers whose ROUGE-1 against the gold reaches ``CONTAMINATION_ROUGE``."""
+    return frame.groupby("model")["rouge1"].agg(
+        answers="count",
+        near_verbatim=lambda s: (s >= CONTAMINATION_ROUGE).sum(),
+        share=lambda s: (s >= CONTAMINATION_ROUGE).mean() * 100,
+    )
+
+
+def _correlations(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | Absent:
+    """Table 4 and its per-setting system level, as Appendix A.2: within one setting, system level
+    correlates the m model means; sample level correlates, for each sample, the m models'
+    (epoch-averaged) scores of that sample, then averages over samples. Both are then averaged
+    over the settings."""
     from scipy.stats import kendalltau
 
-    if not (has_metrics and has_judge):
-        report.absent["table4_kendall"] = "needs both metric and judge scores"
-        return
     columns = [*METRICS, "atavg", *DIMENSIONS, "qavg"]
     judged = frame.dropna(subset=["qavg"])
     # One value per (setting, sample, model): the mean over epochs.
@@ -201,8 +209,7 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
             if len(group) >= 3
         ]  # fmt: skip
     if not system_rows:
-        report.absent["table4_kendall"] = "no setting has at least 3 judged models"
-        return
+        return Absent("no setting has at least 3 judged models")
     by_setting = pd.DataFrame(system_rows).set_index(["setting", "metric", "dimension"])
     table = by_setting.groupby(level=["metric", "dimension"], sort=False).mean()
     sample_level = pd.concat(sample_matrices).groupby(level=0).mean() if sample_matrices else None
@@ -211,29 +218,22 @@ def _correlations(frame: pd.DataFrame, report: Report, has_metrics: bool, has_ju
         for metric_name, d in table.index
     ]
     table["settings"] = by_setting.groupby(level=["metric", "dimension"], sort=False).size()
-    report.tables["table4_kendall"] = table
-    report.tables["table4_kendall_by_setting"] = by_setting
+    return table, by_setting
 
 
-def _robustness(frame: pd.DataFrame, report: Report, has_judge: bool) -> None:
-    if not has_judge:
-        report.absent["table13_seed_robustness"] = report.absent["table14_judge_sensitivity"] = (
-            "no judge scores in the logs"
-        )
-        return
+def _seed_robustness(frame: pd.DataFrame) -> Table:
+    """Table 13: QAvg mean and SD over the repeated runs (epochs or logs) of each model and setting."""
     runs = frame.groupby(["model", "setting", "eval_id", "epoch"])["qavg"].mean().reset_index()
     repeated = runs.groupby(["model", "setting"])["qavg"].agg(["mean", "std", "count"])
     repeated = repeated[repeated["count"] > 1]
     if repeated.empty:
-        report.absent["table13_seed_robustness"] = (
-            "no task and model was run more than once (epochs or repeated logs)"
-        )
-    else:
-        report.tables["table13_seed_robustness"] = repeated.rename(
-            columns={"mean": "QAvg_mean", "std": "QAvg_sd", "count": "runs"}
-        )
+        return Absent("no task and model was run more than once (epochs or repeated logs)")
+    return repeated.rename(columns={"mean": "QAvg_mean", "std": "QAvg_sd", "count": "runs"})
+
+
+def _judge_sensitivity(frame: pd.DataFrame) -> Table:
+    """Table 14: each panel judge's QAvg per setting and model."""
     judges = [c for c in frame.columns if c.startswith("qavg_")]
-    if judges:
-        report.tables["table14_judge_sensitivity"] = frame.groupby(["setting", "model"])[judges].mean()
-    else:
-        report.absent["table14_judge_sensitivity"] = "a single judge scored these logs (use a judge panel)"
+    if not judges:
+        return Absent("a single judge scored these logs (use a judge panel)")
+    return frame.groupby(["setting", "model"])[judges].mean()
