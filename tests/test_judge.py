@@ -4,11 +4,12 @@ import math
 
 import pytest
 import yaml
-from inspect_ai import eval, score
+from inspect_ai import eval, score, task_with
 from inspect_ai.model import Logprob, Logprobs, TopLogprob, get_model
 
 from narrative_infill.scorers.judge import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
 from narrative_infill.scorers.judge import judge
+from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.tasks import infill_task
 
 from helpers import REFERENCE_MD, mock_model, mock_output
@@ -147,13 +148,36 @@ def test_panel_keeps_each_judge_and_averages():
 
 
 @pytest.mark.heavy
-def test_without_a_grader_the_judge_is_not_run_and_says_how_to_add_it():
+def test_without_a_grader_the_judge_is_not_run_and_says_how_to_add_it(caplog):
     task = infill_task("l2", data="demo", domain="sind", n=1)
-    assert [
-        s for s in task.scorer if "judge" in str(s)
-    ] == [] and "inspect score LOG --scorer narrative_infill/judge" in task.metadata["judge"]
-    [log] = eval(task, model=mock_model(lambda m, c: "x"), display="none", limit=1)
-    assert "judge" not in log.samples[0].scores and log.status == "success"
+    assert "inspect score LOG --scorer narrative_infill/judge" in task.metadata["judge"]
+    with caplog.at_level("WARNING"):
+        [log] = eval(task, model=mock_model(lambda m, c: "x"), display="none", limit=2)
+    assert log.status == "success" and all("judge" not in s.scores for s in log.samples)
+    assert all(s.scored_samples == 0 for s in log.results.scores if s.scorer == "judge")
+    warnings = [r.getMessage() for r in caplog.records if "LLM judge not run" in r.getMessage()]
+    assert len(warnings) == 1 and NOT_RUN_HINT in warnings[0]  # once per run, not once per sample
+
+
+@pytest.mark.heavy
+def test_judge_follows_a_grader_role_bound_after_the_task_is_built():
+    # task_with binds roles to a built task, as eval-set and Inspect Flow do: the judge must see them.
+    model, calls = grader(VALID)
+    task = task_with(infill_task("l2", data="demo", domain="sind", n=1), model_roles={"grader": model})
+    [log] = eval(task, model=mock_model(lambda m, c: "They laughed."), display="none", limit=1)
+    assert log.status == "success", log.error
+    assert log.samples[0].scores["judge"].value["qavg"] == 3.8 and len(calls) == 1
+
+
+@pytest.mark.heavy
+def test_judge_false_turns_the_judge_off_even_with_a_grader_bound():
+    model, calls = grader(VALID)
+    task = task_with(
+        infill_task("l2", data="demo", domain="sind", n=1, judge=False), model_roles={"grader": model}
+    )
+    [log] = eval(task, model=mock_model(lambda m, c: "They laughed."), display="none", limit=1)
+    assert "judge" not in log.samples[0].scores and calls == []
+    assert not [s for s in log.results.scores if s.scorer == "judge"]
 
 
 @pytest.mark.heavy

@@ -2,12 +2,15 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from inspect_ai import Task
 from inspect_ai.util import registry_create
 
 from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
+
+from helpers import REPO
 
 ALL_TASKS = TELER_LEVELS + PARADIGMS
 
@@ -49,3 +52,19 @@ def test_registry_import_is_light():
 def test_judge_check_resolves_by_name():
     task = registry_create("task", "narrative_infill/judge_check", instances=2)
     assert task.name == "narrative_infill/judge_check" and len(task.dataset) == 4
+
+
+def test_inspect_lists_every_task_from_the_source_files():
+    # `inspect list tasks` reads files for @task definitions (it does not import the package).
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("inspect")), "list", "tasks"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    listed = sorted(result.stdout.split())
+    assert listed == sorted(
+        [f"narrative_infill/tasks/infill.py@{name}" for name in ALL_TASKS]
+        + ["narrative_infill/tasks/judge_check.py@judge_check"]
+    )

@@ -12,7 +12,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from inspect_ai.util import registry_create
 
-from helpers import mock_model
+from helpers import REPO, mock_model
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
@@ -43,6 +43,18 @@ def test_registered_task_runs_and_logs(tmp_path):
         for value in frame["score_metrics"]
     )
     assert set(frame["metadata_position"]) == {"opening", "middle", "closing"}
+
+
+def test_task_runs_from_its_file_as_inspect_eval_file_at_name():
+    [log] = eval(
+        str(REPO / "narrative_infill" / "tasks" / "infill.py") + "@l2",
+        model=mock_model(answer_tagged),
+        task_args={"data": "demo", "domain": "sind", "n": 1},
+        display="none",
+        limit=1,
+    )
+    assert log.status == "success" and log.eval.task_args["domain"] == "sind"
+    assert log.samples[0].scores["metrics"].answer == "They walked home together."
 
 
 @task

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import inspect
-import logging
 from collections import Counter
 
 from inspect_ai import Task, task
-from inspect_ai.model import GenerateConfig, model_roles
+from inspect_ai.model import GenerateConfig
 
-from ..data.dataset import infill_dataset, load_benchmark
-from ..definitions import PARADIGMS
-from ..prompts import PAPER
-from ..scorers.answer import DEFAULT_EXTRACTION
-from ..scorers.judge.scorer import NOT_RUN_HINT
-from ..scorers.judge.scorer import judge as judge_scorer
-from ..scorers.metrics.scorer import metrics
-from ..solvers import generate_infill, infill_prompt
-from ..solvers.infill import REASONING_MAX_TOKENS
-
-logger = logging.getLogger(__name__)
+# Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
+from narrative_infill.data.dataset import infill_dataset, load_benchmark
+from narrative_infill.definitions import PARADIGMS
+from narrative_infill.prompts import PAPER
+from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
+from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
+from narrative_infill.scorers.judge.scorer import judge as judge_scorer
+from narrative_infill.scorers.metrics.scorer import metrics
+from narrative_infill.solvers import generate_infill, infill_prompt
+from narrative_infill.solvers.infill import REASONING_MAX_TOKENS
 
 TEMPERATURE = 0.8  # paper §3.2
 TOP_P = 0.9
@@ -75,7 +73,8 @@ def infill_task(
         max_tokens_factor: per-sample cap (TELeR levels) as a multiple of the gold span's length.
         backbone: embedding backbones of BERTScore and Sem-F1: ``auto`` (the paper's when
             available, else the packaged MiniLM with a warning), ``paper`` or ``minilm``.
-        judge: run the LLM judge; by default it runs when a ``grader`` model role is bound.
+        judge: run the LLM judge; by default it runs when a ``grader`` model role is bound at
+            scoring time (however it is bound); ``false`` turns it off, ``true`` requires a grader.
         judge_variant: judge prompt, ``paper`` or ``authors``.
         judge_roles: model role(s) whose models judge; several make a panel.
         grader_model: a grader to use when no ``grader`` role is bound (implies ``judge``).
@@ -96,11 +95,10 @@ def infill_task(
     )
     quirks = Counter(quirk for sample in dataset for quirk in sample.metadata["quirks"])
     roles = [judge_roles] if isinstance(judge_roles, str) else list(judge_roles)
-    run_judge = (
-        judge if judge is not None else (any(r in model_roles() for r in roles) or grader_model is not None)
-    )
+    # The scorer list is fixed here, but roles may be bound later (task_with, eval-set, Inspect Flow):
+    # the judge is always listed and looks for its grader when it scores (see judge(optional=...)).
     scorers = [metrics(backbone=backbone, extraction=extraction)]
-    if run_judge:
+    if judge is not False:
         scorers.append(
             judge_scorer(
                 variant=judge_variant,
@@ -108,10 +106,9 @@ def infill_task(
                 grader_model=grader_model,
                 structured=judge_structured,
                 extraction=extraction,
+                optional=judge is None,
             )
         )
-    else:
-        logger.warning("LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT)
     return Task(
         dataset=dataset,
         solver=[
@@ -132,33 +129,92 @@ def infill_task(
             "data": data,
             "dataset_identity": {**load_benchmark(data, revision).identity, "instances": len(dataset)},
             "data_quirks": dict(quirks),
-            "judge": f"{judge_variant} prompt"
-            if run_judge
-            else f"not run (no grader role bound); add it with: {NOT_RUN_HINT}",
+            "judge": _judge_note(judge, judge_variant, roles, grader_model),
         },
     )
 
 
-def _registered(template: str, summary: str):
-    """Register ``template`` as an Inspect task whose ``-T`` options are ``infill_task``'s."""
+def _judge_note(judge: bool | None, variant: str, roles: list[str], grader_model: str | None) -> str:
+    """What the log's metadata says about the judge (whether it ran shows in the samples' scores)."""
+    if judge is False:
+        return f"off (judge=false); add it with: {NOT_RUN_HINT}"
+    if judge is None and grader_model is None:
+        return (
+            f"{variant} prompt, run where a model is bound to the role(s) {', '.join(roles)} when scoring; "
+            f"where none is, not run: add it with: {NOT_RUN_HINT}"
+        )
+    return f"{variant} prompt"
 
-    def create(**options) -> Task:
-        return infill_task(template, **options)
 
-    create.__name__ = create.__qualname__ = template
-    create.__doc__ = f"{summary}\n\n{infill_task.__doc__}"
-    create.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+def _infill_options(task_function):
+    """Give a thin task function ``infill_task``'s ``-T`` options (signature and docs)."""
+    task_function.__signature__ = inspect.Signature(
         list(inspect.signature(infill_task).parameters.values())[1:], return_annotation=Task
     )
-    return task(name=template)(create)
+    task_function.__doc__ = f"{task_function.__doc__}\n\n{infill_task.__doc__}"
+    return task_function
 
 
-l0 = _registered("l0", "TELeR level 0 (very low specificity): the problem alone.")
-l1 = _registered("l1", "TELeR level 1 (low specificity): a one-line directive.")
-l2 = _registered("l2", "TELeR level 2 (moderate specificity): a paragraph of sub-tasks.")
-l3 = _registered("l3", "TELeR level 3 (high specificity): a bulleted list of sub-tasks.")
-l4 = _registered("l4", "TELeR level 4 (very high specificity): level 3 with few-shot examples.")
-abductive = _registered("abductive", "Abductive reasoning guidance: infer the most plausible explanation.")
-causal = _registered("causal", "Causal reasoning guidance: keep cause-and-effect relationships.")
-cot = _registered("cot", "Chain-of-thought guidance: reason step by step, then fill the blank.")
-counterfactual = _registered("counterfactual", "Counterfactual guidance: weigh alternative events.")
+# Nine @task functions, not one registered in a loop: `inspect list tasks`, `inspect eval FILE@l2`, the
+# editor extension and inspect-evals-lint find tasks by reading this file for @task definitions.
+@task
+@_infill_options
+def l0(**options) -> Task:
+    """TELeR level 0 (very low specificity): the problem alone."""
+    return infill_task("l0", **options)
+
+
+@task
+@_infill_options
+def l1(**options) -> Task:
+    """TELeR level 1 (low specificity): a one-line directive."""
+    return infill_task("l1", **options)
+
+
+@task
+@_infill_options
+def l2(**options) -> Task:
+    """TELeR level 2 (moderate specificity): a paragraph of sub-tasks."""
+    return infill_task("l2", **options)
+
+
+@task
+@_infill_options
+def l3(**options) -> Task:
+    """TELeR level 3 (high specificity): a bulleted list of sub-tasks."""
+    return infill_task("l3", **options)
+
+
+@task
+@_infill_options
+def l4(**options) -> Task:
+    """TELeR level 4 (very high specificity): level 3 with few-shot examples."""
+    return infill_task("l4", **options)
+
+
+@task
+@_infill_options
+def abductive(**options) -> Task:
+    """Abductive reasoning guidance: infer the most plausible explanation."""
+    return infill_task("abductive", **options)
+
+
+@task
+@_infill_options
+def causal(**options) -> Task:
+    """Causal reasoning guidance: keep cause-and-effect relationships."""
+    return infill_task("causal", **options)
+
+
+@task
+@_infill_options
+def cot(**options) -> Task:
+    """Chain-of-thought guidance: reason step by step, then fill the blank."""
+    return infill_task("cot", **options)
+
+
+@task
+@_infill_options
+def counterfactual(**options) -> Task:
+    """Counterfactual guidance: weigh alternative events."""
+    return infill_task("counterfactual", **options)

@@ -16,8 +16,8 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..data.dataset import infill_dataset
-from ..scorers.judge.scorer import judge
+from narrative_infill.data.dataset import infill_dataset
+from narrative_infill.scorers.judge.scorer import judge
 
 BASELINES = ("gold", "empty")
 #: The smallest QAvg gap (1-5 scale) between the gold and the empty answer a usable judge shows.

@@ -14,6 +14,7 @@ exhausted quota, a dead endpoint) is not a reply: it fails the sample, so that I
 
 from __future__ import annotations
 
+import logging
 import math
 from statistics import fmean
 
@@ -29,6 +30,8 @@ from ..answer import extracted
 from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
 from .schema import reply_constraint, structured_mode
+
+logger = logging.getLogger(__name__)
 
 NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
 
@@ -62,7 +65,11 @@ def share_below(threshold: float = LOW_QAVG) -> Metric:
 
 
 def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model]]:
-    """(name, model) of every judge: each model bound to each role, else the explicit default."""
+    """(name, model) of every judge: each model bound to each role, else the explicit default.
+
+    Called when a sample is scored, not when the task is built: Inspect binds roles after
+    construction (``task_with(model_roles=...)``, eval-set, Inspect Flow), as its own
+    model-graded scorers assume."""
     bound = bound_model_roles()
     judges: list[tuple[str, Model]] = []
     for role in roles:
@@ -217,6 +224,7 @@ def judge(
     structured: str | bool = "auto",
     max_tokens: int | None = None,
     extraction: str = DEFAULT_EXTRACTION,
+    optional: bool = False,
 ) -> Scorer:
     """Fluency, Context Faithfulness, Bidirectional Coherence, Narrative Consistency and
     Informativeness (1-5) of the extracted infill, and their mean QAvg.
@@ -242,6 +250,8 @@ def judge(
       extraction: the infill judged: "ours" (the paper's extraction rules) or "published" (the
         authors' released code: the first <ANSWER> span, else the whole response). Recorded as
         ``judge_extraction`` and in ``judge_models``, so the report never pools the two.
+      optional: with no grader bound, record no judge score (and warn once) instead of failing
+        the sample; the tasks' default, so that a run without a grader still gets its metrics.
 
     Metrics: per-dimension mean and stderr; QAvg mean, stderr, High% (`share_above`, QAvg
     above 4; the authors' scripts used >= 4: rescore with a different metric if needed) and
@@ -256,8 +266,22 @@ def judge(
     if probability_weighted:
         config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
 
-    async def score(state: TaskState, target: Target) -> Score:
-        judges = _judges(role_list, grader_model)
+    warned = False
+
+    async def score(state: TaskState, target: Target) -> Score | None:
+        nonlocal warned
+        try:
+            judges = _judges(role_list, grader_model)
+        except GraderNotBound:
+            if not optional:
+                raise
+            if not warned:
+                warned = True
+                logger.warning(
+                    "LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT
+                )
+            # No score, not an unscored one: nothing was judged, so no sample counts as a judge failure.
+            return None
         answer = await extracted(state, extraction)
         user = prompt.user(state.input_text, answer.text)
         verdicts = {}
