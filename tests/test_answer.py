@@ -3,35 +3,51 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from types import SimpleNamespace
 
 import narrative_infill.scorers.answer as answer
 
 
 def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeypatch):
-    def slow_extract(response, problem, n=None):
-        time.sleep(0.4)  # a 3,000-word response's alignment takes about this long
+    """The extraction blocks until another sample's coroutine releases it: that can only
+    happen when the extraction runs off the event loop (no wall-clock threshold)."""
+    released = threading.Event()
+    seen = {}
+
+    def blocking_extract(extraction, response, problem):
+        seen["thread"] = threading.get_ident()
+        seen["released"] = released.wait(timeout=60)  # the bound only ends a deadlock: it fails the test
         return ("extracted", response)
 
-    monkeypatch.setattr(answer, "extract_answer", slow_extract)
+    monkeypatch.setattr(answer, "extract_with", blocking_extract)
     answer._extract.cache_clear()
     state = SimpleNamespace(
         output=SimpleNamespace(completion="a long reply"), input_text="A. ______ B.", metadata={"n": 1}
     )
-    ticks = []
 
-    async def other_samples():
-        for _ in range(8):
-            ticks.append(time.monotonic())
-            await asyncio.sleep(0.02)
+    async def other_sample():
+        await asyncio.sleep(0)
+        released.set()
 
     async def main():
-        return await asyncio.gather(answer.extracted(state), other_samples())
+        return await asyncio.gather(answer.extracted(state), other_sample())
 
-    started = time.monotonic()
+    loop_thread = threading.get_ident()
     result, _ = asyncio.run(main())
-    assert result == ("extracted", "a long reply")
-    # Every tick happened while the extraction slept: the loop was never blocked.
-    assert ticks[-1] - started < 0.3
     answer._extract.cache_clear()
+    assert result == ("extracted", "a long reply")
+    assert seen == {"thread": seen["thread"], "released": True} and seen["thread"] != loop_thread
+
+
+def test_the_extraction_is_computed_once_per_response_and_problem(monkeypatch):
+    calls = []
+    monkeypatch.setattr(answer, "extract_with", lambda *args: calls.append(args) or args)
+    answer._extract.cache_clear()
+    state = SimpleNamespace(
+        output=SimpleNamespace(completion="reply"), input_text="A. ______ B.", metadata={}
+    )
+    for _ in range(3):
+        asyncio.run(answer.extracted(state))
+    answer._extract.cache_clear()
+    assert calls == [("ours", "reply", "A. ______ B.")]

@@ -1,7 +1,8 @@
 """Measure extraction against hand-labelled responses (the paper's Appendix A.1 protocol).
 
 A labelled JSONL row has ``response``, ``problem`` and ``expected`` (the annotator's extraction,
-empty when the response holds no valid answer); ``n`` and ``model`` are used when present.
+empty when the response holds no valid answer); ``model`` is used when present (an ``n``, if
+any, must be an integer; the extraction does not need it).
 
 With ``gold_answer`` in the rows, the report adds the figure that matters downstream: a cheap
 metric (ROUGE-1, chrF) of the extracted text and of the annotators' text against the gold,
@@ -75,7 +76,7 @@ def read_labelled(path: Path) -> list[dict]:
 def judge_rows(rows: list[dict]) -> list[Judged]:
     judged = []
     for row in rows:
-        extraction = extract_answer(row["response"], row["problem"], row.get("n"))
+        extraction = extract_answer(row["response"], row["problem"])
         judged.append(
             Judged(
                 line=row["_line"],

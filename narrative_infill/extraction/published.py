@@ -38,8 +38,8 @@ def check_extraction(extraction: str) -> str:
     return extraction
 
 
-def extract_with(extraction: str, response: str, problem: str, n: int | None = None) -> Extraction:
+def extract_with(extraction: str, response: str, problem: str) -> Extraction:
     """The answer of ``response`` under the named extraction rule."""
     if check_extraction(extraction) == "published":
         return extract_published(response)
-    return extract_answer(response, problem, n)
+    return extract_answer(response, problem)

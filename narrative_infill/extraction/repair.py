@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .marks import BOLD
+
 _SENTENCES = re.compile(r"[^.!?\n]*[.!?]+[\"'”’)\]]*|[^.!?\n]+$", re.MULTILINE)
 _DANGLING = re.compile(
     r"(?:[,;:–-]|\b(?:and|but|or|so|then|because|while|as|when|that|which|who|with|to|the|a|an))\s*$",
@@ -20,7 +22,6 @@ _DANGLING = re.compile(
 )
 _CLOSED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
 _LABEL_WORDS = re.compile(r"\b(?:missing|answer|blank|fill\w*|infill|word|phrase)\b", re.IGNORECASE)
-_BOLD_SPAN = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
 
 
 def sentences(text: str) -> list[str]:
@@ -78,10 +79,10 @@ def bold_is_emphasis(text: str, problem: str) -> bool:
     """Bold of a few words inside a longer new sentence marks emphasis ("Despite the rain,
     **I** kept running."), not the inserted text. Bold over a whole sentence, or over the new
     words of a restated sentence ("**He agreed**, and they went to the theater"), marks it."""
-    spans = list(_BOLD_SPAN.finditer(text))
+    spans = list(BOLD.finditer(text))
     if not spans:
         return False
-    plain = _BOLD_SPAN.sub(lambda m: m.group(1) or m.group(2), text)
+    plain = BOLD.sub(lambda m: m.group(1) or m.group(2), text)
     for span in spans:
         inner = (span.group(1) or span.group(2)).strip()
         if len(inner.split()) > 3 or _CLOSED.search(inner):

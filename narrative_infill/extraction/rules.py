@@ -26,6 +26,7 @@ from enum import Enum
 
 from .context import recover_infill
 from .examples import drop_prompt_examples
+from .marks import BOLD, LIST_MARKER, clean, leading_quote, marked_span, new_part_of_marked
 from .repair import bold_is_emphasis, complete_cut_sentence, is_dangling
 
 # "ANSWER" (or "Final answer:") alone on its line, the answer on the lines below.
@@ -67,8 +68,6 @@ _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
 # A tag whose name is "answer" give or take two letters (<ANSWR>, <ANNWER>, < /answer >).
 _TAG = re.compile(r"<\s*(/?)\s*([A-Za-z]{4,8})\s*>")
-_HTML_TAG = re.compile(r"</?\s*(?:b|i|u|em|strong|br|span|p|mark|s)\s*/?>", re.IGNORECASE)
-_LEADING_ANSWER_WORD = re.compile(r"^\W{0,3}answer\b[^\w\"'“]*", re.IGNORECASE)
 # "Answer:", "**The missing sentences are:**", "The answer is:" at the start of a line.
 # Bounded quantifiers keep this linear on runs of "*" or spaces: at most 9 x 80 x 5 tries per
 # line start. (No possessive quantifiers: they need Python 3.11.)
@@ -95,10 +94,6 @@ _IS_QUOTED = re.compile(
 )
 _BLOCK_SPLIT = re.compile(r"\n[ \t]*\n")
 _RULE_LINE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
-_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t]+")
-_BOLD = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
-_ITALIC = re.compile(r"(?<![*\w])\*([^*\n]+?)\*(?![*\w])")
-_QUOTE_PAIRS = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "<": ">"}
 _REFUSAL = re.compile(
     r"^\W*(?:i(?:'m| am)? (?:sorry|unable|not able)|i can(?:'t|not| not)|as an ai)\b[^.\n]{0,120}"
     r"\b(?:help|assist|provide|fulfil+|complete|answer|fill|do that|comply)",
@@ -149,7 +144,7 @@ def _from_tags(text: str, problem: str) -> tuple[str, str] | None:
 
 def _label_kind(label: str) -> str | None:
     """'answer' for an answer label, 'preamble' for a lead-in, None for other colons."""
-    label = _BOLD.sub(lambda m: m.group(1) or m.group(2), label).strip(" *_\"'")
+    label = BOLD.sub(lambda m: m.group(1) or m.group(2), label).strip(" *_\"'")
     words = label.split()
     if not words or len(words) > 25:
         return None
@@ -208,90 +203,12 @@ def _first_content_block(text: str) -> tuple[str, list[str]]:
     lines = [line for line in block.splitlines() if line.strip() and not _RULE_LINE.match(line)]
     if lines and _is_preamble(lines[0]) and len(lines) > 1:
         lines, steps = lines[1:], steps + ["skip_preamble"]
-    if lines and _LIST_MARKER.match(lines[0]):
+    if lines and LIST_MARKER.match(lines[0]):
         steps.append("first_list_item")
-        return _LIST_MARKER.sub("", lines[0], count=1).strip(), steps
+        return LIST_MARKER.sub("", lines[0], count=1).strip(), steps
     if len(blocks) > 1:
         steps.append("first_block")
     return "\n".join(lines).strip(), steps
-
-
-def _marked_span(text: str) -> tuple[str, str] | None:
-    """Bold (or italic) text set off in a longer line: the model marking its infill."""
-    for pattern, step in ((_BOLD, "bold_span"), (_ITALIC, "italic_span")):
-        spans = [
-            m for m in pattern.finditer(text) if not (m.group(1) or m.group(2) or "").rstrip().endswith(":")
-        ]
-        if not spans:
-            continue
-        # Join bold runs separated only by spaces or punctuation ("**a**, **b**").
-        start, end = spans[0].start(), spans[0].end()
-        for span in spans[1:]:
-            if re.fullmatch(r"[\s,;.]*", text[end : span.start()]):
-                end = span.end()
-            else:
-                break
-        outside = (text[:start] + text[end:]).strip(" \t\n*_.,;:!?\"'")
-        if not outside:
-            return None
-        return pattern.sub(lambda m: m.group(1) or m.group(2), text[start:end]).strip(), step
-    return None
-
-
-def _words_of(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def _new_part_of_marked(line: str, marked: str, problem: str) -> str | None:
-    """The part of the marked text that is new, or None when it is part of the story.
-
-    The whole line is aligned against the problem. Nothing new left ("pets. **She** had a
-    great time": the context's "They", reworded), new text unrelated to the marked text, or
-    only a short lead-in ("**And then, he was signed ...**") mean the marking is context.
-    When the marked text also copies a context sentence, only its new part is kept.
-    """
-    recovered = recover_infill(_clean(line), problem)
-    if not recovered.restated:
-        return marked
-    new, marked_words = _words_of(recovered.text), _words_of(marked)
-    if not new:
-        return None
-    if marked_words in new:
-        return marked
-    if new not in marked_words or len(new.split()) < 4:
-        return None
-    return recovered.text
-
-
-def _unquote(text: str) -> str:
-    """Remove quotes (or angle brackets) that wrap the whole text, keeping a final . or ,."""
-    stripped = text.strip()
-    trailing = ""
-    if stripped[-1:] in ".," and len(stripped) > 2 and stripped[-2] in "\"”'’>":
-        stripped, trailing = stripped[:-1], stripped[-1]
-    close = _QUOTE_PAIRS.get(stripped[:1])
-    if not close or len(stripped) < 2 or stripped[-1] != close or close in stripped[1:-1]:
-        return stripped + trailing
-    return stripped[1:-1].strip()
-
-
-def _leading_quote(text: str) -> str | None:
-    """A quoted answer followed by an explanation: '"However" So the complete sentence...'."""
-    match = re.match(r"\s*[\"“]([^\"”\n]{1,2000})[\"”]", text)
-    if match and text[match.end() :].strip():
-        return match.group(1).strip()
-    return None
-
-
-def _clean(text: str) -> str:
-    text = _HTML_TAG.sub(" ", text)
-    text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
-    text = _ITALIC.sub(r"\1", text)
-    text = re.sub(r"_{3,}", " ", text)
-    text = _LIST_MARKER.sub("", text, count=1)
-    text = _LEADING_ANSWER_WORD.sub("", text)
-    text = _unquote(text.strip(" \t\n*#"))
-    return text.strip(" \t\n*#")
 
 
 def _is_loop(text: str) -> bool:
@@ -301,88 +218,134 @@ def _is_loop(text: str) -> bool:
     return bool(counts) and counts.most_common(1)[0][1] >= LOOP_REPEATS
 
 
-def _no_answer(steps: list[str], reason: str) -> Extraction:
-    return Extraction("", ExtractionStatus.NO_ANSWER, tuple(steps + [reason]))
+class _NoAnswer(Exception):
+    """A stage found that the response holds no answer; ``steps`` say why."""
+
+    def __init__(self, *steps: str):
+        super().__init__(steps[-1])
+        self.steps = steps
 
 
-def extract_answer(response: str, problem: str, n: int | None = None) -> Extraction:
-    """Extract the infill from ``response`` to the blank in ``problem``.
+@dataclass
+class _Draft:
+    """The extraction in progress, handed from stage to stage: the text left, the rule that
+    decides its status so far, the steps taken, and what later stages must know."""
 
-    ``n`` (the number of masked sentences) is accepted for callers that know it; the rules
-    do not need it.
-    """
-    steps: list[str] = []
-    text = response or ""
-    closes = list(_THINK_CLOSE.finditer(text))
+    text: str
+    status: ExtractionStatus = ExtractionStatus.WHOLE_RESPONSE
+    steps: list[str] = field(default_factory=list)
+    #: a ``</think>`` closed a reasoning trace, which was dropped
+    after_think: bool = False
+    #: the answer came from ``<ANSWER>`` tags: no later rule may look for another inside it
+    tagged: bool = False
+
+
+def _drop_trace(draft: _Draft, problem: str) -> None:
+    """Stage 1: drop a reasoning trace and echoed prompt examples; an unclosed trace, an empty
+    response, a loop or a runaway output cut off mid-sentence holds no answer."""
+    closes = list(_THINK_CLOSE.finditer(draft.text))
     if closes:
-        text = text[closes[-1].end() :]
-        steps.append("drop_think_trace")
-    elif _THINK_OPEN.search(text):
-        return _no_answer(steps, "unclosed_think_trace")
-    text, echoed = drop_prompt_examples(text)
+        draft.text, draft.after_think = draft.text[closes[-1].end() :], True
+        draft.status = ExtractionStatus.AFTER_THINK
+        draft.steps.append("drop_think_trace")
+    elif _THINK_OPEN.search(draft.text):
+        raise _NoAnswer("unclosed_think_trace")
+    draft.text, echoed = drop_prompt_examples(draft.text)
     if echoed:
-        steps.append("drop_prompt_examples")
-    # A long output cut off mid-sentence holds no answer, unless it tagged or labelled one.
-    runaway = not closes and len(text.split()) >= RUNAWAY_WORDS and not _TERMINAL.search(text)
-    if not text.strip():
-        return _no_answer(steps, "empty_response")
-    if _is_loop(text) and not closes:
-        return _no_answer(steps, "repetition_loop")
+        draft.steps.append("drop_prompt_examples")
+    if not draft.text.strip():
+        raise _NoAnswer("empty_response")
+    if _is_loop(draft.text) and not draft.after_think:
+        raise _NoAnswer("repetition_loop")
 
-    status = ExtractionStatus.AFTER_THINK if closes else ExtractionStatus.WHOLE_RESPONSE
-    tagged = _from_tags(text, problem)
-    labelled = None if tagged else _after_answer_label(text)
-    if runaway and not (tagged or labelled):
-        return _no_answer(steps, "runaway_output")
+
+def _locate_answer(draft: _Draft, problem: str) -> None:
+    """Stage 2: the content of answer tags, else the text after an answer label. A long output
+    cut off mid-sentence holds no answer, unless it tagged or labelled one."""
+    runaway = (
+        not draft.after_think
+        and len(draft.text.split()) >= RUNAWAY_WORDS
+        and not _TERMINAL.search(draft.text)
+    )
+    tagged = _from_tags(draft.text, problem)
+    labelled = None if tagged else _after_answer_label(draft.text)
     if tagged:
-        text, step = tagged
-        status = ExtractionStatus.TAGGED
-        steps.extend(step.split(","))
+        draft.text, step = tagged
+        draft.status, draft.tagged = ExtractionStatus.TAGGED, True
+        draft.steps.extend(step.split(","))
     elif labelled:
-        text, step = labelled
-        status = ExtractionStatus.PREFIXED
-        steps.append(step)
+        draft.text, step = labelled
+        draft.status = ExtractionStatus.PREFIXED
+        draft.steps.append(step)
+    elif runaway:
+        raise _NoAnswer("runaway_output")
 
-    block, block_steps = _first_content_block(text)
+
+def _first_block(draft: _Draft, problem: str) -> None:
+    """Stage 3: the first content block after a preamble, the first item of a list of options."""
+    draft.text, block_steps = _first_content_block(draft.text)
     if block_steps:
-        steps.extend(block_steps)
+        draft.steps.extend(block_steps)
         if "first_list_item" in block_steps:
-            status = ExtractionStatus.LIST_ITEM
-        elif status in (ExtractionStatus.AFTER_THINK, ExtractionStatus.WHOLE_RESPONSE):
-            status = ExtractionStatus.LINE
-    text = block
+            draft.status = ExtractionStatus.LIST_ITEM
+        elif draft.status in (ExtractionStatus.AFTER_THINK, ExtractionStatus.WHOLE_RESPONSE):
+            draft.status = ExtractionStatus.LINE
 
-    is_quoted = _IS_QUOTED.search(text)
-    if is_quoted and status is not ExtractionStatus.TAGGED:
-        text, status = is_quoted.group(1), ExtractionStatus.QUOTED
-        steps.append("quoted_after_is")
-    elif (marked := _marked_span(text)) is not None and not bold_is_emphasis(text, problem):
-        new_part = _new_part_of_marked(text, marked[0], problem)
+
+def _marked_answer(draft: _Draft, problem: str) -> None:
+    """Stage 4: the quoted or bold answer inside text that otherwise restates the story."""
+    is_quoted = None if draft.tagged else _IS_QUOTED.search(draft.text)
+    if is_quoted:
+        draft.text, draft.status = is_quoted.group(1), ExtractionStatus.QUOTED
+        draft.steps.append("quoted_after_is")
+    elif (marked := marked_span(draft.text)) is not None and not bold_is_emphasis(draft.text, problem):
+        new_part = new_part_of_marked(draft.text, marked[0], problem)
         if new_part is None:
-            return _no_answer(steps + [marked[1]], "marked_text_restates_context")
-        text, status = new_part, ExtractionStatus.BOLD
-        steps.append(marked[1])
-    elif (quoted := _leading_quote(text)) is not None:
-        text, status = quoted, ExtractionStatus.QUOTED
-        steps.append("leading_quote")
+            raise _NoAnswer(marked[1], "marked_text_restates_context")
+        draft.text, draft.status = new_part, ExtractionStatus.BOLD
+        draft.steps.append(marked[1])
+    elif (quoted := leading_quote(draft.text)) is not None:
+        draft.text, draft.status = quoted, ExtractionStatus.QUOTED
+        draft.steps.append("leading_quote")
 
-    text = _clean(text)
-    restatement = recover_infill(text, problem)
-    if restatement.restated and restatement.text != text:
-        steps.append("remove_restated_context")
-        status = ExtractionStatus.RESTATED_PROBLEM
-        original, text = text, _clean(restatement.text)
-        if not restatement.extends_next_sentence and is_dangling(text, original):
-            completed = complete_cut_sentence(text, original)
+
+def _remove_restated(draft: _Draft, problem: str) -> None:
+    """Stage 5: clean the text and remove what restates the problem's context."""
+    draft.text = clean(draft.text)
+    restatement = recover_infill(draft.text, problem)
+    if restatement.restated and restatement.text != draft.text:
+        draft.steps.append("remove_restated_context")
+        draft.status = ExtractionStatus.RESTATED_PROBLEM
+        original, draft.text = draft.text, clean(restatement.text)
+        if not restatement.extends_next_sentence and is_dangling(draft.text, original):
+            completed = complete_cut_sentence(draft.text, original)
             if completed:
-                text = _clean(completed)
-                steps.append("complete_cut_sentence")
-        if not text:
-            return _no_answer(steps, "restated_context_only")
-    if not text:
-        return _no_answer(steps, "nothing_left")
-    if _REFUSAL.search(text):
-        return _no_answer(steps, "refusal")
-    if _is_loop(text):
-        return _no_answer(steps, "repetition_loop")
-    return Extraction(" ".join(text.split()), status, tuple(steps))
+                draft.text = clean(completed)
+                draft.steps.append("complete_cut_sentence")
+        if not draft.text:
+            raise _NoAnswer("restated_context_only")
+
+
+def _check_left(draft: _Draft, problem: str) -> None:
+    """Stage 6: what is left must be an answer: not empty, not a refusal, not a loop."""
+    if not draft.text:
+        raise _NoAnswer("nothing_left")
+    if _REFUSAL.search(draft.text):
+        raise _NoAnswer("refusal")
+    if _is_loop(draft.text):
+        raise _NoAnswer("repetition_loop")
+
+
+_STAGES = (_drop_trace, _locate_answer, _first_block, _marked_answer, _remove_restated, _check_left)
+
+
+def extract_answer(response: str, problem: str) -> Extraction:
+    """Extract the infill from ``response`` to the blank in ``problem``: the stages in order
+    (module docstring), each handing the draft on or deciding that there is no answer."""
+    draft = _Draft(response or "")
+    try:
+        for stage in _STAGES:
+            stage(draft, problem)
+    except _NoAnswer as stop:
+        return Extraction("", ExtractionStatus.NO_ANSWER, tuple(draft.steps) + stop.steps)
+    return Extraction(" ".join(draft.text.split()), draft.status, tuple(draft.steps))

@@ -1,7 +1,7 @@
 """The extracted answer of a sample, shared by the scorers.
 
 Both scorers of a task (metrics, judge) score the same extraction; it is computed once per
-distinct (rule, response, problem, n) and reused. The rule is ``ours`` (the default) or
+distinct (rule, response, problem) and reused. The rule is ``ours`` (the default) or
 ``published`` (the authors' released code: first ``<ANSWER>`` span, else the whole response). It runs in a worker thread: aligning a
 3,000-word response with its story takes most of a second, and the event loop must keep
 serving every other sample's model calls meanwhile.
@@ -18,15 +18,13 @@ from ..extraction import DEFAULT_EXTRACTION, Extraction, extract_with
 
 
 @lru_cache(maxsize=4096)
-def _extract(extraction: str, response: str, problem: str, n: int | None) -> Extraction:
-    return extract_with(extraction, response, problem, n)
+def _extract(extraction: str, response: str, problem: str) -> Extraction:
+    return extract_with(extraction, response, problem)
 
 
 async def extracted(state: TaskState, extraction: str = DEFAULT_EXTRACTION) -> Extraction:
     """The infill extracted from the sample's output (the problem is the sample input)."""
-    return await anyio.to_thread.run_sync(
-        _extract, extraction, state.output.completion, state.input_text, state.metadata.get("n")
-    )
+    return await anyio.to_thread.run_sync(_extract, extraction, state.output.completion, state.input_text)
 
 
 def truncated(state: TaskState) -> bool:
