@@ -1,0 +1,67 @@
+"""eval.yaml, the Inspect Evals Register entry, says what the tasks are: names, files, versions, sizes."""
+
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from inspect_ai.util import registry_create
+
+from narrative_infill.analysis.submission.build import PUBLISHED_INSTANCES
+from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
+from narrative_infill.tasks.infill import TASK_VERSION
+
+from helpers import REPO, SHARED, require
+
+ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))
+
+
+def _task_functions(source: str) -> set[str]:
+    """Names of the functions decorated with ``@task`` in ``source`` (how Inspect finds them in files)."""
+    return {
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef)
+        and any(
+            getattr(d, "id", None) == "task" or getattr(d, "attr", None) == "task"
+            for d in node.decorator_list
+        )
+    }
+
+
+def test_the_entry_lists_every_benchmark_task_with_its_file():
+    assert [t["name"] for t in ENTRY["tasks"]] == list(TELER_LEVELS + PARADIGMS)
+    for entry in ENTRY["tasks"]:
+        path = REPO / entry["task_path"]
+        assert entry["name"] in _task_functions(path.read_text(encoding="utf-8")), entry
+
+
+def test_version_and_sizes_are_the_tasks_own():
+    assert ENTRY["version"] == TASK_VERSION
+    for entry in ENTRY["tasks"]:
+        task = registry_create("task", f"narrative_infill/{entry['name']}", data="demo")
+        assert task.version == ENTRY["version"]
+        # The published set as recorded (the tasks' default data, no filters); the hub is out of reach here.
+        assert entry["dataset_samples"] == PUBLISHED_INSTANCES
+
+
+def test_the_pinned_commit_holds_the_tasks_it_lists():
+    commit = ENTRY["source"]["repository_commit"]
+    assert re.fullmatch(r"[0-9a-f]{40}", commit), "the Register wants a full 40-character commit"
+    git = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--git-dir"], capture_output=True)
+    require(git.returncode == 0, "needs the git history of the repository (not a source copy)")
+    for path in {t["task_path"] for t in ENTRY["tasks"]}:
+        shown = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{commit}:{path}"], capture_output=True, text=True
+        )
+        assert shown.returncode == 0, f"{path} at {commit}: {shown.stderr}"
+        listed = {t["name"] for t in ENTRY["tasks"] if t["task_path"] == path}
+        assert listed <= _task_functions(shown.stdout), f"{path} at {commit}"
+
+
+@pytest.mark.shared
+def test_the_arxiv_id_is_the_papers():
+    front_matter = (SHARED / "paper" / "paper.md").read_text(encoding="utf-8").split("---")[1]
+    assert ENTRY["arxiv"] == f"https://arxiv.org/abs/{yaml.safe_load(front_matter)['arxiv_id']}"

@@ -1,0 +1,66 @@
+"""Each custom solver on its own, in a task without scorers (so no embedding backbone is loaded)."""
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import get_model
+
+from narrative_infill.analysis.importer import replay_output
+from narrative_infill.data.dataset import infill_dataset
+from narrative_infill.prompts import PAPER, prompt_template
+from narrative_infill.solvers import generate_infill, infill_prompt
+from narrative_infill.solvers.infill import max_tokens_for
+from narrative_infill.tasks.judge_check import fixed_answer, judge_check
+
+from helpers import mock_model
+
+
+def _run(solver, dataset, model):
+    [log] = eval(Task(dataset=dataset, solver=solver), model=model, display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def test_infill_prompt_and_generate_infill_send_the_template_and_the_per_sample_cap():
+    seen = []
+
+    def respond(messages, config):
+        seen.append((messages, config))
+        return "<ANSWER>x</ANSWER>"
+
+    dataset = infill_dataset("demo", domain="sind", n=1)
+    log = _run([infill_prompt("l1", system_role=True), generate_infill()], dataset, mock_model(respond))
+    template = prompt_template("l1", PAPER)
+    for (messages, config), sample in zip(seen, log.samples):
+        assert [m.role for m in messages] == ["system", "user"] and messages[0].text == template.system
+        assert sample.input in messages[1].text
+        assert config.max_tokens == max_tokens_for(sample.metadata["gold_tokens"], 2.0)
+        assert sample.metadata["max_tokens_rule"] == "per_sample"
+
+
+def test_generate_infill_fixed_cap_wins_over_the_per_sample_rule():
+    caps = []
+    dataset = infill_dataset("demo", domain="sind", n=1)
+    _run(
+        [infill_prompt("l0"), generate_infill(max_tokens=7)],
+        dataset,
+        mock_model(lambda m, c: caps.append(c.max_tokens) or "x"),
+    )
+    assert caps and set(caps) == {7}
+
+
+def test_replay_output_puts_the_stored_response_in_the_output_without_generating():
+    sample = Sample(input="unused", metadata={"original_prompt": "Fill it.", "original_response": "They ran."})
+    log = _run(replay_output(), [sample], get_model("replay/some-model"))
+    [replayed] = log.samples
+    assert replayed.output.completion == "They ran."
+    assert [m.text for m in replayed.messages] == ["Fill it.", "They ran."]
+
+
+def test_fixed_answer_gives_the_gold_span_or_nothing():
+    log = _run(fixed_answer(), judge_check(instances=2).dataset, "none/none")
+    answers = {s.metadata["baseline"]: [] for s in log.samples}
+    for sample in log.samples:
+        expected = sample.target if sample.metadata["baseline"] == "gold" else ""
+        assert sample.output.completion == expected and sample.target
+        answers[sample.metadata["baseline"]].append(sample.output.completion)
+    assert sorted(answers) == ["empty", "gold"] and len(answers["gold"]) == 2
