@@ -12,7 +12,18 @@ def _report(args: argparse.Namespace) -> int:
     from ..analysis.report import write_report
 
     started = time.perf_counter()
-    report = write_report(args.logs, args.output, high_inclusive=args.high_inclusive, human_csv=args.human)
+    report = write_report(
+        args.logs,
+        args.output,
+        high_inclusive=args.high_inclusive,
+        human_csv=args.human,
+        compare_paper=args.compare_paper,
+    )
+    if args.compare_paper and "paper_tau_atavg" in report.tables:
+        print(
+            "Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring (95% bootstrap):"
+        )
+        print(report.tables["paper_tau_atavg"].round(2).to_markdown())
     print(
         f"{len(report.tables)} tables, {len(report.figures)} figures, {len(report.absent)} absent -> "
         f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)"
@@ -130,5 +141,10 @@ def add_commands(commands) -> None:
     _high_inclusive_option(reporter, "High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
     reporter.add_argument(
         "--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)"
+    )
+    reporter.add_argument(
+        "--compare-paper",
+        action="store_true",
+        help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per setting",
     )
     reporter.set_defaults(run=_report)

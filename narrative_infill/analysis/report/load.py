@@ -66,6 +66,21 @@ def score_field(summary, scorer: str, name: str):
     return (score.metadata or {}).get(name) if score else None
 
 
+def scorings_field(summary) -> str:
+    """A sample's metrics scorings as JSON: score name -> signature, extraction status, empty."""
+    found = {}
+    for key, score in (summary.scores or {}).items():
+        if not _SCORER_KEY["metrics"].match(key):
+            continue
+        metadata = score.metadata or {}
+        found[key] = {
+            "signature": metadata.get("metrics_signature"),
+            "status": metadata.get("extraction_status"),
+            "empty": not (score.answer or "").strip(),
+        }
+    return json.dumps(found)
+
+
 def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Dict-valued score column (JSON text in the dataframe) -> one float column per key."""
 
@@ -168,7 +183,8 @@ def load_samples(paths: list[str]) -> LoadedLogs:
     # partials, not lambdas: samples_df pickles its columns for its worker processes
     columns = [*SampleSummary,
                SampleColumn("metrics_signature", path=partial(score_field, scorer="metrics", name="metrics_signature"), full=False),
-               SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False)]  # fmt: skip
+               SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False),
+               SampleColumn("metrics_scorings", path=scorings_field, full=False)]  # fmt: skip
     samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [

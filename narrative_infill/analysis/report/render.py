@@ -12,15 +12,27 @@ from ...data.atomic import atomic_dir
 from .document import Absent, Report
 from .figures import figure2
 from .load import load_samples
+from .paper_compare import Comparison, compare_with_paper
+from .sensitivity import TABLE as SENSITIVITY_TABLE
+from .sensitivity import sensitivity_table
 from .tables import build_report
+
+#: Shown in report.md; the other comparison tables (the side-by-sides) are CSV only.
+COMPARISON_SHOWN = ("paper_tau_atavg", "paper_tau_by_metric")
 
 
 def write_report(
-    paths: list[str], out: Path, high_inclusive: bool = False, human_csv: str | None = None
+    paths: list[str],
+    out: Path,
+    high_inclusive: bool = False,
+    human_csv: str | None = None,
+    compare_paper: bool = False,
 ) -> Report:
     loaded = load_samples(paths)
     frame = loaded.frame
     report = build_report(frame, high_inclusive, human_csv)
+    report.add(SENSITIVITY_TABLE, sensitivity_table(frame))
+    comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = loaded.notes + report.notes
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}
     with atomic_dir(out) as folder:
@@ -37,6 +49,10 @@ def write_report(
             lines += ["", f"## {name}", "", table.round(3).to_markdown()]
         for name, path in report.figures.items():
             lines += ["", f"![{name}]({path.name})"]
+        if compare_paper:
+            lines += _comparison_section(comparison, folder)
+        report.absent.update(comparison.absent)
+        report.tables.update(comparison.tables)
         if report.absent:
             lines += ["", "## Absent", ""] + [
                 f"- **{name}**: {reason}" for name, reason in report.absent.items()
@@ -44,3 +60,18 @@ def write_report(
         (folder / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     report.figures = {name: out / path.name for name, path in report.figures.items()}
     return report
+
+
+def _comparison_section(comparison: Comparison, folder: Path) -> list[str]:
+    """report.md's comparison with the paper: one line per table, the rank agreement tables;
+    every side-by-side as a CSV."""
+    lines = ["", "## Comparison with the paper", ""] + [f"- {line}" for line in comparison.lines]
+    for name, table in comparison.tables.items():
+        table.to_csv(folder / f"{name}.csv")
+        if name in COMPARISON_SHOWN:
+            lines += ["", f"### {name}", "", table.round(3).to_markdown()]
+    listed = [name for name in comparison.tables if name not in COMPARISON_SHOWN]
+    if listed:
+        lines += ["", "Side by side (paper, ours per scoring, difference), rank agreement with bootstrap "
+                  "intervals and missing rows: " + ", ".join(f"`{name}.csv`" for name in listed) + "."]  # fmt: skip
+    return lines

