@@ -119,9 +119,10 @@ def test_sensitivity_shows_a_rank_that_comes_from_not_answering():
 
 
 def test_no_metric_scores_is_a_reason_not_a_table():
-    assert (
-        sensitivity_table(pd.DataFrame({"model": [], "setting": []}))
-        == "no automatic-metric scores in the logs"
+    from narrative_infill.analysis.report.document import Absent
+
+    assert sensitivity_table(pd.DataFrame({"model": [], "setting": []})) == Absent(
+        "no automatic-metric scores in the logs"
     )
 
 
