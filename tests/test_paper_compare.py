@@ -181,3 +181,12 @@ def test_report_compare_paper_on_logs_scored_both_ways(tmp_path, capsys):
     assert sensitivity.loc[("published", "l1", "mockllm/google/gemma-2-9b-it"), "empty_pct"] == 0
     side = pd.read_csv(out / "paper_table3.csv", index_col=[0, 1, 2])
     assert {"paper", "ours", "published", "diff ours", "diff published"} <= set(side.columns)
+
+
+def test_two_log_models_matching_one_paper_model_are_not_averaged():
+    frame = _frame()
+    twin = frame[frame["model"] == "vllm/google/gemma-2-2b-it"].assign(model="hf/google/gemma-2-2b-it")
+    comparison = compare_with_paper(pd.concat([frame, twin], ignore_index=True))
+    assert "hf/google/gemma-2-2b-it" in comparison.absent["paper row Gemma-2-2B"]
+    assert "Gemma-2-2B" not in set(comparison.tables["paper_table3"].index.get_level_values("paper_model"))
+    assert comparison.tables["paper_rank_agreement"]["models"].max() == 3

@@ -245,6 +245,14 @@ def compare_with_paper(frame: pd.DataFrame) -> Comparison:
     comparison = Comparison()
     names = sorted(set(paper_results("table3")["row"]) - {"Overall"})
     long = _samples(frame, names)
+    # Two log models taken for one paper model (vllm/X and hf/X) would be averaged into its row.
+    twice = long.groupby("paper_model")["model"].unique()
+    for name, models in twice[twice.map(len) > 1].items():
+        comparison.absent[f"paper row {name}"] = (
+            f"left out: {len(models)} models of the logs match it ({', '.join(sorted(map(str, models)))}); "
+            "report them separately"
+        )
+        long = long[long["paper_model"] != name]
     if long.empty:
         comparison.absent["paper_comparison"] = "no sample of the paper's 20 models with scores in the logs"
         return comparison
