@@ -1,0 +1,1 @@
+"""Exports of logs into other projects' result formats: ``eee`` (Every Eval Ever)."""

@@ -1,0 +1,392 @@
+"""Every Eval Ever export: ``narrative-infill export eee LOGS -o DIR``.
+
+Each log becomes one aggregate file and one per-sample file of the Every Eval Ever schema
+(https://github.com/evaleval/every_eval_ever), under ``DIR/data/narrative_infill/<developer>/<model>/``.
+Written by hand because EEE's own Inspect converter reads our dict-valued scores as 0.0, drops the
+grader, files each setting as its own benchmark and crashes on NaN; EEE needs Python 3.12, so its
+validator checks these files in CI (``.ci/every-eval-ever``) instead of this code importing it.
+
+One aggregate result per score key (and QAvg's High% and Low%), with bounds, direction and, for
+the judge's keys, the judge models and prompt. A value the log holds as NaN (a judgement the
+grader failed, a judge that never ran) is not written as a number: the record is left out and
+its reason kept (``score_details.details`` for a sample, ``source_metadata.additional_details``
+for a whole result).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+import uuid
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ...data.atomic import atomic_file
+from ...definitions import NarrativeInfillError, setting_name
+from ...scorers.judge.prompt import judge_prompt
+from ..report.load import newest_score_key
+from .metric_configs import SHARES, MetricSpec, is_best, spec_for
+
+#: The EEE schema version these files follow (every-eval-ever 0.3.0).
+SCHEMA_VERSION = "0.3.0"
+COLLECTION = "narrative_infill"
+SCORERS = ("metrics", "judge")
+
+
+class ExportError(NarrativeInfillError, ValueError):
+    """A log that cannot be exported as it is."""
+
+
+def _details(mapping: dict[str, Any]) -> dict[str, str]:
+    """EEE's ``additional_details``: strings only (JSON for anything else), nothing empty."""
+    return {
+        k: v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+        for k, v in mapping.items()
+        if v is not None
+    }
+
+
+def _path_component(value: str, location: str) -> str:
+    """A model id part as EEE files it (``:`` becomes ``_``), refused when it cannot be a folder."""
+    value = value.replace(":", "_")
+    if not value or value in {".", "..", "data"} or any(c in value for c in '<>"\\|?*'):
+        raise ExportError(f"{location}: model id part {value!r} cannot be an Every Eval Ever folder")
+    return value
+
+
+def _folder(model_id: str, location: str) -> PurePosixPath:
+    """``data/narrative_infill/<developer>/<model>``: the developer is the id's prefix, the rest flattened."""
+    parts = model_id.split("/")
+    if len(parts) < 2 or not all(parts):
+        raise ExportError(f"{location}: model {model_id!r} has no provider prefix (provider/model)")
+    developer = _path_component(parts[0], location)
+    model = "_".join(_path_component(p, location) for p in parts[1:])
+    return PurePosixPath("data", COLLECTION, developer, model)
+
+
+def _file_uuid(eval_id: str) -> str:
+    """A UUID4-shaped name derived from the log's eval id: exporting a log again rewrites the same files."""
+    return str(uuid.UUID(bytes=hashlib.sha256(eval_id.encode()).digest()[:16], version=4))
+
+
+def _model_info(model_id: str, **extra: Any) -> dict[str, Any]:
+    # Who deployed the model and whether its weights are open is not in the log: said so, not guessed.
+    return {
+        "name": model_id,
+        "id": model_id,
+        "developer": model_id.split("/")[0],
+        "additional_details": {"deployment_type": "unknown", "model_availability": "unknown", **extra},
+    }
+
+
+def _source_data(header) -> dict[str, Any]:
+    identity = dict((header.eval.metadata or {}).get("dataset_identity") or {})
+    samples = identity.get("instances")
+    source = str(identity.get("source", header.eval.dataset.name))
+    details = _details({**identity, "task_args": header.eval.task_args})
+    if source.startswith("hf:") and "commit" in identity:
+        return {
+            "dataset_name": "Narrative-Infilling",
+            "source_type": "hf_dataset",
+            "hf_repo": source[3:],
+            "hf_split": "train",
+            "samples_number": samples,
+            "additional_details": details,
+        }
+    return {
+        "dataset_name": f"narrative_infill {source}",
+        "source_type": "other",
+        "additional_details": details,
+    }
+
+
+def _scorer_options(header, name: str) -> dict[str, Any]:
+    for scorer in header.eval.scorers or []:
+        if scorer.name.split("/")[-1] == name.rstrip("0123456789"):
+            return dict(scorer.options or {})
+    return {}
+
+
+def _llm_scoring(header, judged: list) -> dict[str, Any] | None:
+    """Who judged and with which prompt: from the samples' judge scores (the judges that really ran)."""
+    judges: dict[str, str] = {}
+    variants = set()
+    for score in judged:
+        meta = score.metadata or {}
+        variants.add(meta.get("judge_variant", "paper"))
+        for name, verdict in (meta.get("judges") or {}).items():
+            judges.setdefault(name, verdict.get("model", "unknown"))
+    if not judges:
+        return None
+    if len(variants) > 1:
+        raise ExportError(f"{header.location}: judge prompts {sorted(variants)} in one log")
+    [variant] = variants
+    prompt = judge_prompt(variant)
+    temperature = _scorer_options(header, "judge").get("temperature", 0.0)
+    return {
+        "judges": [
+            {"model_info": _model_info(model, role=name), "temperature": temperature}
+            for name, model in sorted(judges.items())
+        ],
+        "input_prompt": f"{prompt.system}\n\n{prompt.user_template}",
+        "aggregation_method": "average" if len(judges) > 1 else None,
+        "additional_details": {"judge_variant": variant},
+    }
+
+
+def _metric_config(key: str, spec: MetricSpec, scorer: str, scoring: dict | None) -> dict[str, Any]:
+    config = {
+        "evaluation_description": spec.description,
+        "metric_id": f"narrative_infill.{key}",
+        "metric_name": spec.name,
+        "metric_kind": spec.kind,
+        "metric_unit": spec.unit,
+        "lower_is_better": spec.lower_is_better,
+        "score_type": "continuous",
+        "min_score": spec.min_score,
+        "max_score": spec.max_score,
+        "additional_details": {"scorer": f"narrative_infill/{scorer}", "aggregate": "mean over samples"},
+    }
+    if scorer == "judge" and scoring:
+        config["llm_scoring"] = scoring
+    return config
+
+
+def _header_metrics(header, scorer_key: str, key: str) -> dict[str, Any] | None:
+    for entry in header.results.scores if header.results else []:
+        if entry.scorer == scorer_key and entry.name == key:
+            return entry
+    return None
+
+
+def _value(score, key: str) -> float | None:
+    """The sample's value of ``key``: a float, None when absent or NaN."""
+    raw = (score.value or {}).get(key) if isinstance(score.value, dict) else None
+    if raw is None or isinstance(raw, str):
+        return None
+    value = float(raw)
+    return None if math.isnan(value) else value
+
+
+def _absent_reason(score, key: str) -> str:
+    if score is None:
+        return "not scored"
+    return str(score.explanation or score.reason or f"{key} is NaN in the log")
+
+
+def _generation_config(header) -> dict[str, Any]:
+    config = header.plan.config  # the GenerateConfig the run used: the task's, under the user's
+    args = {
+        "temperature": config.temperature,
+        "top_p": config.top_p,
+        "max_tokens": config.max_tokens,
+        "eval_plan": {
+            "name": "narrative_infill",
+            "steps": [json.dumps(step.model_dump(), sort_keys=True) for step in header.plan.steps],
+        },
+    }
+    metadata = header.eval.metadata or {}
+    return {
+        "generation_args": {k: v for k, v in args.items() if v is not None},
+        "additional_details": _details(
+            {
+                "setting": setting_name(metadata, header.eval.task),
+                "prompt_variant": metadata.get("prompt_variant"),
+                "system_role": metadata.get("system_role"),
+                "max_tokens_rule": sorted(
+                    {str((s.metadata or {}).get("max_tokens_rule")) for s in header.samples}
+                ),
+                **{f"task_arg.{k}": v for k, v in (header.eval.task_args or {}).items()},
+            }
+        ),
+    }
+
+
+def _sample_record(sample, header, base: dict, result_id: str, key: str, score, spec, value) -> dict:
+    reference = sample.target if isinstance(sample.target, str) else "\n".join(sample.target)
+    raw_input = sample.input if isinstance(sample.input, str) else "\n\n".join(m.text for m in sample.input)
+    usage = (sample.model_usage or {}).get(header.eval.model)
+    record = {
+        **base,
+        "evaluation_result_id": result_id,
+        "sample_id": str(sample.id),
+        "sample_hash": hashlib.sha256((raw_input + reference).encode()).hexdigest(),
+        "interaction_type": "single_turn",
+        "input": {
+            "raw": raw_input,
+            "formatted": "\n\n".join(m.text for m in sample.messages if m.role != "assistant"),
+            "reference": [reference],
+        },
+        "output": {"raw": [sample.output.completion if sample.output else ""]},
+        "answer_attribution": [
+            {
+                "turn_idx": 0,
+                "source": "output.raw",
+                "extracted_value": score.answer or "",
+                "extraction_method": f"narrative_infill extraction ({(score.metadata or {}).get('extraction_status', 'unknown')})",
+                "is_terminal": True,
+            }
+        ],
+        "evaluation": {"score": value, "is_correct": is_best(spec, value), "num_turns": 1},
+        "metadata": {**(sample.metadata or {}), "epoch": sample.epoch},
+    }
+    if usage:
+        record["token_usage"] = {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+    if sample.error:
+        record["error"] = sample.error.message
+    return record
+
+
+def log_records(
+    location: str, organization: str, relationship: str = "third_party"
+) -> tuple[dict, list[dict]]:
+    """(aggregate document, per-sample records) of one log."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(location)
+    if log.status != "success" or not log.samples:
+        raise ExportError(
+            f"{location}: status {log.status} with {len(log.samples or [])} samples; export a finished run"
+        )
+    model_id = log.eval.model
+    folder = _folder(model_id, location)
+    file_uuid = _file_uuid(log.eval.eval_id)
+    retrieved = str(int(time.time()))
+    setting = setting_name(log.eval.metadata, log.eval.task)
+    base = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": f"{COLLECTION}/{model_id}/{log.eval.eval_id}",
+        "model_id": model_id,
+        "evaluation_name": COLLECTION,
+    }
+    results, records, absent = [], [], {}
+    source_data, generation = _source_data(log), _generation_config(log)
+    for scorer in SCORERS:
+        keyed = [(s, newest_score_key(s.scores or {}, scorer)) for s in log.samples]
+        scores = [(s, (s.scores or {})[k] if k else None, k) for s, k in keyed]
+        scorer_keys = {k for _, _, k in scores if k}
+        if not scorer_keys:
+            absent[f"{setting}/{scorer}"] = str((log.eval.metadata or {}).get(scorer, "not run"))
+            continue
+        scoring = _llm_scoring(log, [sc for _, sc, _ in scores if sc]) if scorer == "judge" else None
+        keys = sorted({k for _, sc, _ in scores if sc and isinstance(sc.value, dict) for k in sc.value})
+        for key in keys:
+            spec = spec_for(key)
+            if spec is None:
+                raise ExportError(f"{location}: score key {scorer}.{key} has no known bounds or direction")
+            result_id = f"{setting}/{scorer}/{key}"
+            missing = {}
+            for sample, score, scorer_key in scores:
+                value = _value(score, key) if score else None
+                if value is None:
+                    missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(score, key)
+                    continue
+                records.append(_sample_record(sample, log, base, result_id, key, score, spec, value))
+            entry = _header_metrics(log, max(scorer_keys), key)
+            mean = entry.metrics.get("mean") if entry else None
+            if mean is None or mean.value is None or math.isnan(mean.value):
+                absent[result_id] = (
+                    "no sample has a value" if len(missing) == len(scores) else "no mean in the log"
+                )
+                continue
+            stderr = entry.metrics.get("stderr")
+            uncertainty = {"num_samples": entry.scored_samples}
+            if stderr is not None and stderr.value is not None and math.isfinite(stderr.value):
+                uncertainty["standard_error"] = {"value": stderr.value, "method": "analytic (Inspect stderr)"}
+            details = {"absent_samples": missing or None, "absent_count": len(missing)}
+            results.append(
+                {
+                    "evaluation_result_id": result_id,
+                    "evaluation_name": COLLECTION,
+                    "source_data": source_data,
+                    "evaluation_timestamp": log.eval.created,
+                    "metric_config": _metric_config(key, spec, scorer, scoring),
+                    "score_details": {
+                        "score": mean.value,
+                        "details": _details(details),
+                        "uncertainty": uncertainty,
+                    },
+                    "generation_config": generation,
+                }
+            )
+            for metric_name, suffix, share in SHARES.get(key, ()):
+                metric = entry.metrics.get(f"narrative_infill/{metric_name}")
+                if metric is None or metric.value is None or math.isnan(metric.value):
+                    absent[f"{result_id}/{suffix}"] = "no value in the log"
+                    continue
+                results.append(
+                    {
+                        **results[-1],
+                        "evaluation_result_id": f"{result_id}/{suffix}",
+                        "metric_config": _metric_config(f"{key}.{suffix}", share, scorer, scoring),
+                        "score_details": {
+                            "score": metric.value,
+                            "details": _details(details),
+                            "uncertainty": {"num_samples": entry.scored_samples},
+                        },
+                    }
+                )
+    samples_path = folder / f"{file_uuid}_samples.jsonl"
+    aggregate = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": base["evaluation_id"],
+        "evaluation_timestamp": log.eval.created,
+        "retrieved_timestamp": retrieved,
+        "source_metadata": {
+            "source_name": "Inspect AI eval log (narrative-infill export eee)",
+            "source_type": "evaluation_run",
+            "source_organization_name": organization,
+            "evaluator_relationship": relationship,
+            "additional_details": _details(
+                {
+                    "log": Path(location).name,
+                    "task": log.eval.task,
+                    "task_version": log.eval.task_version,
+                    "absent_results": absent or None,
+                }
+            ),
+        },
+        "eval_library": {
+            "name": "inspect_ai",
+            "version": (log.eval.packages or {}).get("inspect_ai", "unknown"),
+            "additional_details": _details(
+                {"narrative_infill": (log.eval.packages or {}).get("narrative_infill")}
+            ),
+        },
+        "model_info": _model_info(model_id),
+        "evaluation_results": results,
+        "detailed_evaluation_results": {
+            "format": "jsonl",
+            "file_path": str(samples_path),
+            "hash_algorithm": "sha256",
+            "total_rows": len(records),
+        },
+    }
+    return aggregate, records
+
+
+def export_eee(
+    locations: list[str], out: Path, organization: str, relationship: str = "third_party"
+) -> list[Path]:
+    """Write every log's files under ``out``; all logs are read and checked before anything is written."""
+    documents = [(log_records(location, organization, relationship)) for location in locations]
+    written = []
+    for aggregate, records in documents:
+        samples_path = out / aggregate["detailed_evaluation_results"]["file_path"]
+        text = "".join(json.dumps(r, allow_nan=False, ensure_ascii=False) + "\n" for r in records)
+        aggregate["detailed_evaluation_results"]["checksum"] = hashlib.sha256(text.encode()).hexdigest()
+        aggregate_path = samples_path.with_name(samples_path.name.replace("_samples.jsonl", ".json"))
+        with atomic_file(samples_path) as temporary:
+            temporary.write_text(text, encoding="utf-8")
+        with atomic_file(aggregate_path) as temporary:
+            temporary.write_text(
+                json.dumps(aggregate, indent=2, allow_nan=False, ensure_ascii=False), encoding="utf-8"
+            )
+        written += [aggregate_path, samples_path]
+    return written
