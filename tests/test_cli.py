@@ -8,7 +8,7 @@ from narrative_infill import cli
 from narrative_infill.definitions import NarrativeInfillError, is_high, is_low
 
 COMMANDS = ["serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid",
-            "submit", "verify", "leaderboard", "annotate", "report"]  # fmt: skip
+            "submit", "verify", "leaderboard", "annotate", "report", "export"]  # fmt: skip
 
 
 def _commands(parser) -> list[str]:
