@@ -55,3 +55,13 @@ def mock_model(respond: Callable[[list[ChatMessage], GenerateConfig], str | Mode
         return reply if isinstance(reply, ModelOutput) else mock_output(reply)
 
     return get_model("mockllm/model", custom_outputs=outputs, **model_args)
+
+
+def chromium(playwright):
+    """The system Chromium, headless, as the page tests drive it."""
+    import shutil
+
+    return playwright.chromium.launch(
+        executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )

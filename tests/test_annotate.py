@@ -28,7 +28,7 @@ from narrative_infill.cli import main
 from narrative_infill.data.records import BLANK
 from narrative_infill.tasks import infill_task
 
-from helpers import mock_output
+from helpers import chromium, mock_output
 
 heavy = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
@@ -169,8 +169,7 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
                              "ann1", "--port", str(free_port())], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert second.returncode == 1 and "already rating in this study" in second.stderr
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])  # fmt: skip
+        browser = chromium(playwright)
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector("mark")

@@ -15,8 +15,9 @@ from inspect_ai.model import get_model
 from narrative_infill.analysis.submission.build import content_hash
 from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
+from narrative_infill.tasks.infill import TASK_VERSION
 
-from helpers import mock_output
+from helpers import chromium, mock_output
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
@@ -71,7 +72,7 @@ def test_submit_writes_a_canonical_self_hashed_file(submissions):
         and document["settings"]["l2"]["high"] == 0.0
     )
     provenance = document["provenance"]
-    assert provenance["dataset"]["source"] == "demo" and provenance["task_versions"] == ["1"]
+    assert provenance["dataset"]["source"] == "demo" and provenance["task_versions"] == [str(TASK_VERSION)]
     assert len(provenance["logs"]) == 2 and all(len(entry["sha256"]) == 64 for entry in provenance["logs"])
     assert (
         provenance["judges"] == ["grader=mockllm/grader"] and "MiniLM" in provenance["metrics_signatures"][0]
@@ -243,8 +244,7 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
     )
     started = time.monotonic()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])  # fmt: skip
+        browser = chromium(playwright)
         page = browser.new_page()
         page.goto((site / "index.html").as_uri())
         models = lambda: page.eval_on_selector_all(
@@ -260,3 +260,46 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
         assert set(models()) == {r["model"] for r in data["rows"]}  # baselines stay for reference
         browser.close()
     print(f"browser test: {time.monotonic() - started:.1f} s")
+
+
+def test_bundle_logs_links_each_entry_to_a_viewer_that_loads_its_logs(submissions, logs, tmp_path):
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    site = tmp_path / "site"
+    assert main(["leaderboard", str(submissions), "-o", str(site), "--bundle-logs", str(logs)]) == 0
+    rows = {r["model"]: r for r in json.loads((site / "leaderboard.json").read_text())["rows"]}
+    assert rows["mockllm/alpha"]["logs_bundle"] == "logs/alpha/index.html"
+    assert "logs_bundle" not in rows["baseline: empty answer"]
+    bundled = sorted(p.name for p in (site / "logs" / "alpha" / "logs").glob("*.eval"))
+    assert bundled == sorted(p.name for p in (logs / "alpha").rglob("*.eval"))
+    # The viewer fetches its logs, which a browser refuses from file:// pages: serve the site, as a host would.
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = chromium(playwright)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+            page.click("table[data-track=demo] tr[data-model='mockllm/alpha'] a.logs-link")
+            page.wait_for_url("**/logs/alpha/**")
+            page.wait_for_selector("text=mockllm/alpha", timeout=60_000)  # the viewer read the log
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+def test_bundle_logs_refuses_an_entry_whose_log_is_missing_and_writes_nothing(
+    submissions, logs, tmp_path, capsys
+):
+    partial = tmp_path / "logs"
+    shutil.copytree(logs / "alpha", partial / "alpha")
+    assert (
+        main(["leaderboard", str(submissions), "-o", str(tmp_path / "site"), "--bundle-logs", str(partial)])
+        == 1
+    )
+    assert "beta.json: log " in capsys.readouterr().err and not (tmp_path / "site").exists()

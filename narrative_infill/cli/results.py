@@ -57,7 +57,9 @@ def _verify(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     from ..analysis.submission.board import write_leaderboard
 
-    rows = write_leaderboard(args.submissions, args.output, high_inclusive=args.high_inclusive)
+    rows = write_leaderboard(
+        args.submissions, args.output, high_inclusive=args.high_inclusive, bundle_logs=args.bundle_logs
+    )
     entries = sum(not r["baseline"] for r in rows)
     print(
         f"{entries} entries, {len(rows) - entries} baselines -> "
@@ -112,6 +114,12 @@ def add_commands(commands) -> None:
         "submissions", type=Path, help="folder of submission .json files (and their .verification.json)"
     )
     board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
+    board.add_argument(
+        "--bundle-logs",
+        type=Path,
+        metavar="LOGS",
+        help="folder holding the entries' logs: each entry's become a log viewer (inspect view bundle) linked from its row",
+    )
     _high_inclusive_option(board, "High%% of every row as QAvg >= 4 (the authors' scripts) instead of > 4")
     board.set_defaults(run=_leaderboard)
 

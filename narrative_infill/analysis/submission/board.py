@@ -29,7 +29,7 @@ from ...definitions import (
     is_low,
     is_missing,
 )
-from .build import content_hash
+from .build import content_hash, file_sha256
 from .verify import load_document, schema_problems
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -255,12 +255,53 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_leaderboard(submissions: Path, site: Path, high_inclusive: bool = False) -> list[dict[str, Any]]:
+def entry_logs(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) -> dict[str, list[Path]]:
+    """Each entry's logs, found in ``logs_dir`` by the name and SHA-256 its submission records."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(Path(logs_dir).rglob("*.eval")):
+        found.setdefault(path.name, []).append(path)
+    logs = {}
+    for row in rows:
+        document = load_document(Path(submissions) / row["file"])
+        logs[row["file"]] = []
+        for entry in document["provenance"]["logs"]:
+            same = [p for p in found.get(entry["file"], []) if file_sha256(str(p)) == entry["sha256"]]
+            if not same:
+                raise LeaderboardError(
+                    f"{row['file']}: log {entry['file']} (setting {entry['setting']}) is not in {logs_dir} "
+                    "with the SHA-256 the submission records"
+                )
+            logs[row["file"]].append(same[0])
+    return logs
+
+
+def _bundle(logs: list[Path], output: Path) -> None:
+    """``inspect view bundle`` of ``logs``: a static log viewer in ``output``."""
+    import shutil
+    import tempfile
+
+    from inspect_ai.log import bundle_log_dir
+
+    with tempfile.TemporaryDirectory() as staging:
+        for log in logs:
+            shutil.copy2(log, Path(staging) / log.name)
+        bundle_log_dir(log_dir=staging, output_dir=str(output))
+
+
+def write_leaderboard(
+    submissions: Path, site: Path, high_inclusive: bool = False, bundle_logs: Path | None = None
+) -> list[dict[str, Any]]:
     """Validate every submission first; write the three files only when all of them are good.
-    High% follows one rule for the whole board (``high_inclusive``), whatever each file claims."""
+    High% follows one rule for the whole board (``high_inclusive``), whatever each file claims.
+    With ``bundle_logs`` (a folder holding the entries' logs), each entry's logs become a log viewer
+    in ``logs/<entry>/`` and its row links to it."""
     from ...data.atomic import atomic_dir
 
     rows = read_submissions(submissions, high_inclusive)
+    logs = entry_logs(rows, submissions, bundle_logs) if bundle_logs else {}
+    for row in rows:
+        if row["file"] in logs:
+            row["logs_bundle"] = f"logs/{Path(row['file']).stem}/index.html"
     rank(rows)
     rows += baselines(rows)
     data = {
@@ -274,6 +315,8 @@ def write_leaderboard(submissions: Path, site: Path, high_inclusive: bool = Fals
         "</", "<\\/"
     )  # no "</script>" inside the inline script
     with atomic_dir(site) as folder:
+        for file, paths in logs.items():
+            _bundle(paths, folder / "logs" / Path(file).stem)
         (folder / "leaderboard.json").write_text(
             json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
         )
