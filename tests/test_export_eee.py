@@ -7,12 +7,14 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import eval, score
+from inspect_ai.log import write_eval_log
 
 from narrative_infill.analysis.export.eee import ExportError, export_eee
 from narrative_infill.analysis.report.load import newest_score_key
+from narrative_infill.scorers.judge import judge
 
-from eee_demo import LIMIT, write_demo_log
+from eee_demo import LIMIT, VALID, write_demo_log
 from helpers import mock_model
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
@@ -102,14 +104,20 @@ def test_a_judge_that_never_ran_is_absent_with_the_reason(tmp_path):
     assert not [r for r in aggregate["evaluation_results"] if "/judge/" in r["evaluation_result_id"]]
     absent = json.loads(aggregate["source_metadata"]["additional_details"]["absent_results"])
     assert "grader" in absent["l2/judge"] and "inspect score LOG" in absent["l2/judge"]
+    # Judged later, as the warning says (the header then lists the judge's keys twice): exported.
+    rescored = score(log, judge(), model_roles={"grader": mock_model(lambda m, c: VALID)}, action="append")
+    write_eval_log(rescored, log.location)
+    [aggregate_path, _] = sorted(export_eee([log.location], tmp_path / "again", "t"), key=lambda p: p.suffix)
+    results = {
+        r["evaluation_result_id"]: r for r in _strict(aggregate_path.read_text())["evaluation_results"]
+    }
+    assert results["l2/judge/qavg"]["score_details"]["score"] == 3.8
 
 
 def test_bad_logs_are_refused_before_anything_is_written(exported, tmp_path):
     log, _, _, _, root = exported
     broken = log.model_copy(deep=True)
     broken.samples[0].scores["metrics"].value["novel_key"] = 0.5
-    from inspect_ai.log import write_eval_log
-
     location = str(tmp_path / "broken.eval")
     write_eval_log(broken, location)
     out = tmp_path / "out"

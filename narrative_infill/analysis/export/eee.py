@@ -154,11 +154,17 @@ def _metric_config(key: str, spec: MetricSpec, scorer: str, scoring: dict | None
     return config
 
 
-def _header_metrics(header, scorer_key: str, key: str) -> dict[str, Any] | None:
-    for entry in header.results.scores if header.results else []:
-        if entry.scorer == scorer_key and entry.name == key:
-            return entry
-    return None
+def _header_metrics(header, scorer_key: str, key: str):
+    """The log header's metrics of ``scorer_key``'s ``key``. A log rescored with ``--action append``
+    lists a scorer's keys twice (the empty entries of a judge that had no grader, then the new
+    ones): the last entry that scored samples is the one the samples hold."""
+    entries = [
+        e
+        for e in (header.results.scores if header.results else [])
+        if e.scorer == scorer_key and e.name == key
+    ]
+    scored = [e for e in entries if e.scored_samples]
+    return (scored or entries or [None])[-1]
 
 
 def _value(score, key: str) -> float | None:
