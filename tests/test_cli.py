@@ -75,3 +75,26 @@ def test_the_high_and_low_rule():
 def test_every_command_that_counts_high_takes_high_inclusive(command):
     [subparsers] = [a for a in cli.build_parser()._actions if a.dest == "subcommand"]
     assert "--high-inclusive" in subparsers.choices[command]._option_string_actions
+
+
+def test_import_takes_the_yaml_role_syntax_the_readme_recommends_for_batch_mode(monkeypatch, tmp_path):
+    import narrative_infill.analysis.importer as importer
+
+    seen = {}
+
+    def fake_import(files, output, **options):
+        seen.update(options)
+        return []
+
+    monkeypatch.setattr(importer, "import_generations", fake_import)
+    role = "grader={model: mockllm/model, batch: true}"
+    assert cli.main(["import", "x.jsonl", "-o", str(tmp_path), "--score", "judge", "--model-role", role]) == 0
+    grader = seen["model_roles"]["grader"]
+    assert grader.name == "model" and grader.config.batch is True
+
+
+def test_a_model_role_that_does_not_parse_is_named(capsys, tmp_path):
+    assert (
+        cli.main(["import", "x.jsonl", "-o", str(tmp_path), "--model-role", "grader={model: [unclosed"]) == 1
+    )
+    assert "--model-role grader={model: [unclosed" in capsys.readouterr().err

@@ -367,22 +367,20 @@ def test_structured_on_refuses_a_grader_that_cannot_be_constrained():
 
 @pytest.mark.heavy
 def test_the_batch_recipe_reaches_the_grader():
-    """README: --model-role 'grader={model: openai/gpt-4.1-mini, batch: true}' (eval-level --batch does not reach roles)."""
-    from inspect_ai._cli.util import parse_model_role_cli_args
-    from inspect_ai.model import GenerateConfig
+    """README: --model-role 'grader={model: openai/gpt-4.1-mini, batch: true}' (eval-level --batch
+    does not reach roles). The role is parsed as the package's commands parse it, and the config
+    the grader's API receives is read: it fails if the judge drops or overrides the role's config."""
+    from narrative_infill.inspect_compat import parse_model_roles
 
-    parsed = parse_model_role_cli_args(("grader={model: mockllm/model, batch: true}",))
-    assert parsed["grader"].config.batch is True
+    grader = parse_model_roles(["grader={model: mockllm/model, batch: true}"])["grader"]
     seen = []
 
-    def outputs(messages, tools, tool_choice, config):
+    async def generate(input, tools, tool_choice, config):
         seen.append(config.batch)
         return mock_output(VALID)
 
-    batched = get_model(
-        "mockllm/model", config=GenerateConfig(batch=True), custom_outputs=outputs, memoize=False
-    )
-    _, result = run({"grader": batched})
+    grader.api.generate = generate
+    _, result = run({"grader": grader})
     assert seen == [True] and result.value["qavg"] == 3.8
 
 
@@ -393,8 +391,7 @@ def _sharp_grader(messages, tools, tool_choice, config):
 
 
 def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path, monkeypatch, capsys):
-    import inspect_ai._cli.util as cli_util
-
+    import narrative_infill.inspect_compat as compat
     from narrative_infill.cli import main
     from narrative_infill.tasks.judge_check import judge_check, summarize
 
@@ -414,10 +411,10 @@ def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path
         and figures["qavg_empty"] == 1.0
         and figures["gap"] == pytest.approx(2.8)
     )
-    monkeypatch.setattr(cli_util, "parse_model_role_cli_args", lambda roles: {"grader": sharp})
+    monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": sharp})
     assert main(["judge-check", "--model-role", "grader=sharp", "-n", "2", "--log-dir", str(tmp_path)]) == 0
     assert "gap    2.80" in capsys.readouterr().out
     blind, _ = grader(VALID)  # the same scores whatever it is shown
-    monkeypatch.setattr(cli_util, "parse_model_role_cli_args", lambda roles: {"grader": blind})
+    monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": blind})
     assert main(["judge-check", "--model-role", "grader=blind", "-n", "2", "--log-dir", str(tmp_path)]) == 1
     assert "FLAGGED" in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ ALLOWED = {
     "grid": {"data"},
 }
 #: ``definitions`` is a module, the home of the rules every room shares; it imports no room.
-SHARED_ROOMS = {"prompts", "local", "definitions"}
+SHARED_ROOMS = {"prompts", "local", "definitions", "inspect_compat"}
 #: The entry points sit above every room.
 ENTRY_POINTS = {"_registry", "cli", "__init__"}
 
@@ -64,6 +65,9 @@ def test_imports_flow_one_way(path):
     if room == "definitions":
         assert not _imported_rooms(path), "definitions.py imports from the package"
         return
+    if room == "inspect_compat":
+        assert _imported_rooms(path) <= {"definitions"}, "inspect_compat.py imports a room"
+        return
     foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
     assert foreign <= ALLOWED[room], (
         f"{path.relative_to(PACKAGE)} ({room}) imports {sorted(foreign - ALLOWED[room])}"
@@ -81,7 +85,14 @@ def test_rooms_are_the_documented_ones():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(ALLOWED) | {"cli"}
-    assert loose == {"__init__.py", "_registry.py", "definitions.py"}
+    assert loose == {"__init__.py", "_registry.py", "definitions.py", "inspect_compat.py"}
+
+
+def test_private_inspect_apis_are_reached_only_through_inspect_compat():
+    """One seam for Inspect's internals: ``inspect_ai._x`` or ``inspect_ai.y._z`` nowhere else."""
+    private = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # __version__ is public
+    users = [p.relative_to(PACKAGE) for p in MODULES if private.search(p.read_text(encoding="utf-8"))]
+    assert [str(p) for p in users] == ["inspect_compat.py"]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

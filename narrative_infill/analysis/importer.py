@@ -12,7 +12,6 @@ problem (as in the package's own tasks) while the conversation holds the origina
 from __future__ import annotations
 
 import io
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ..data.atomic import atomic_dir
 from ..data.jsonl import iter_jsonl, read_utf8
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
+from ..inspect_compat import add_samples, replayed_sample
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
@@ -235,19 +235,11 @@ def imported_task(model: str, task_name: str, items: list[ImportedRow]) -> Task:
 
 def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     """What ``replay_output`` makes of a row, built directly (no per-sample eval machinery)."""
-    import shortuuid
-    from inspect_ai.log import EvalSample
-
     sample = _sample(item)
-    response = sample.metadata["original_response"]
-    return EvalSample(
-        id=sample.id, epoch=1, input=sample.input, target=sample.target,
-        messages=[ChatMessageUser(content=sample.metadata["original_prompt"]), ChatMessageAssistant(content=response, model=model)],
-        output=ModelOutput.from_content(model=model, content=response),
-        metadata=sample.metadata, scores={}, store={}, events=[], model_usage={},
-        started_at=template.started_at, completed_at=template.completed_at, total_time=0.0, working_time=0.0,
-        uuid=shortuuid.uuid(),
-    )  # fmt: skip
+    metadata = sample.metadata
+    return replayed_sample(
+        sample, metadata["original_prompt"], metadata["original_response"], model, template
+    )
 
 
 class ImportTargetError(NarrativeInfillError, ValueError):
@@ -256,7 +248,7 @@ class ImportTargetError(NarrativeInfillError, ValueError):
 
 def import_generations(
     files: list[str], log_dir: str, max_tasks: int = 8, overwrite: bool = False,
-    scorers: list[str] | None = None, model_roles: dict[str, str] | None = None,
+    scorers: list[str] | None = None, model_roles: dict[str, Any] | None = None,
 ) -> list[str]:  # fmt: skip
     """Write one .eval log per (model, task), optionally scored; returns their locations.
 
@@ -292,12 +284,7 @@ def import_generations(
             location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
             log = read_eval_log(location)
             template = log.samples[0]
-            log.samples = [template] + [
-                _replayed_sample(item, f"replay/{model}", template) for item in items[1:]
-            ]
-            log.eval.dataset.samples = len(log.samples)
-            log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
-            log.results.total_samples = log.results.completed_samples = len(log.samples)
+            add_samples(log, [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]])
             write_eval_log(log, location)
         if scorers:
             score_logs(list(by_key.values()), scorers, model_roles)
@@ -305,7 +292,7 @@ def import_generations(
     return [str(target / name) for name in names]
 
 
-def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, str] | None = None) -> None:
+def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, Any] | None = None) -> None:
     """Score imported logs in this process (models load once), appending to each log."""
     from inspect_ai import score
     from inspect_ai.log import read_eval_log, write_eval_log

@@ -10,9 +10,10 @@ from pathlib import Path
 
 def _import(args: argparse.Namespace) -> int:
     from ..analysis.importer import import_generations
+    from ..inspect_compat import parse_model_roles
 
     started = time.perf_counter()
-    roles = dict(role.split("=", 1) for role in args.model_role)
+    roles = parse_model_roles(args.model_role)
     locations = import_generations(
         args.files,
         args.output,
@@ -35,11 +36,11 @@ def _import(args: argparse.Namespace) -> int:
 
 def _judge_check(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
-    from inspect_ai._cli.util import parse_model_role_cli_args
 
+    from ..inspect_compat import parse_model_roles
     from ..tasks.judge_check import describe, judge_check
 
-    roles = parse_model_role_cli_args(tuple(args.model_role))
+    roles = parse_model_roles(args.model_role)
     task = judge_check(
         data=args.data, instances=args.n, judge_variant=args.judge_variant, judge_structured=args.structured
     )
@@ -118,7 +119,8 @@ def add_commands(commands) -> None:
         action="append",
         default=[],
         metavar="ROLE=MODEL",
-        help="model role for --score judge, e.g. grader=openai/gpt-4.1-mini",
+        help="model role for --score judge, as for inspect eval: grader=openai/gpt-4.1-mini or "
+        "'grader={model: openai/gpt-4.1-mini, batch: true}'",
     )
     importer.set_defaults(run=_import)
 

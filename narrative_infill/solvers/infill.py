@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..definitions import OptionError
+from ..inspect_compat import active_generate_config
 from ..prompts import PAPER, prompt_template
 
 

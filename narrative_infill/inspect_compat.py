@@ -1,0 +1,59 @@
+"""The one seam between this package and Inspect's internals (tested range in ``pyproject.toml``).
+
+Everything here reaches past Inspect's public API, or builds a log object by hand: when an
+Inspect release changes one of these, this module is the only place to mend, and the CI's run
+on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
+0.3.285): the active generate config of a solver's call, the ``--model-role`` parser its own
+commands use, and adding replayed samples to a finished log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .definitions import OptionError
+
+
+def active_generate_config() -> Any:
+    """The ``GenerateConfig`` in force for the current sample (eval, task and CLI options merged)."""
+    from inspect_ai.model._generate_config import active_generate_config as active
+
+    return active()
+
+
+def parse_model_roles(values: list[str]) -> dict[str, Any]:
+    """``--model-role`` values as ``inspect eval`` reads them: ``grader=openai/gpt-4.1-mini``, or
+    YAML/JSON such as ``grader={model: openai/gpt-4.1-mini, batch: true}``."""
+    from inspect_ai._cli.util import parse_model_role_cli_args
+
+    if not values:
+        return {}
+    try:
+        return dict(parse_model_role_cli_args(tuple(values)))
+    except (TypeError, ValueError) as err:
+        raise OptionError(f"--model-role {' '.join(values)}: {err}") from None
+
+
+def replayed_sample(sample: Any, prompt: str, response: str, model: str, like: Any) -> Any:
+    """An ``EvalSample`` of ``sample`` (an Inspect ``Sample``) whose conversation is the stored
+    prompt and response, timed like ``like`` (the sample Inspect ran for the same log)."""
+    import shortuuid
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
+
+    return EvalSample(
+        id=sample.id, epoch=1, input=sample.input, target=sample.target,
+        messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=response, model=model)],
+        output=ModelOutput.from_content(model=model, content=response),
+        metadata=sample.metadata, scores={}, store={}, events=[], model_usage={},
+        started_at=like.started_at, completed_at=like.completed_at, total_time=0.0, working_time=0.0,
+        uuid=shortuuid.uuid(),
+    )  # fmt: skip
+
+
+def add_samples(log: Any, samples: list[Any]) -> None:
+    """Append ``samples`` to a finished, unscored log, keeping its dataset and result counts true."""
+    log.samples = [*log.samples, *samples]
+    log.eval.dataset.samples = len(log.samples)
+    log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
+    log.results.total_samples = log.results.completed_samples = len(log.samples)
