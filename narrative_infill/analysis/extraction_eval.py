@@ -119,8 +119,8 @@ def downstream(judged: list[Judged]) -> dict[str, dict[str, float]] | None:
         ours, theirs = [], []
         for model in models:
             items = [j for j in rows if j.model == model]
-            ours.append(fmean(_against_gold(metric, j.extraction.text, j.gold) for j in items))
-            theirs.append(fmean(_against_gold(metric, j.expected, j.gold) for j in items))
+            ours.append(fmean(_against_gold(metric, j.extraction.text, j.gold or "") for j in items))
+            theirs.append(fmean(_against_gold(metric, j.expected, j.gold or "") for j in items))
         differences = [a - b for a, b in zip(ours, theirs)]
         figures[name] = {
             "models": len(models),
@@ -150,12 +150,12 @@ def report(judged: list[Judged], errors: bool = False) -> str:
                 f"  {name:<{width}}  n={figures['n']:<4} PMR={figures['pmr']:.3f}  "
                 f"ROUGE-1={figures['rouge1']:.3f}  failure={figures['failure']:.3f}"
             )
-    figures = downstream(judged)
-    if figures:
+    against_gold = downstream(judged)
+    if against_gold:
         lines.append(
             "\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per model):"
         )
-        for name, values in figures.items():
+        for name, values in against_gold.items():
             lines.append(
                 f"  {name:<7} models={values['models']}  mean difference={values['mean_difference']:+.4f}  "
                 f"mean |difference|={values['mean_abs_difference']:.4f}  Kendall tau of the rankings={values['kendall_tau']:.3f}"

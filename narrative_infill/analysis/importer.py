@@ -154,7 +154,9 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
     ``template_id`` or ``n``, or an id that another row of the same model and task already has
     (it would be counted twice).
     """
-    rows, problems, seen = [], [], {}
+    rows: list[ImportedRow] = []
+    problems: list[str] = []
+    seen: dict[tuple, str] = {}
     for file in files:
         path = Path(file)
         for index, record in enumerate(_read_rows(path), 1):

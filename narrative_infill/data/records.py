@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, NoReturn
 
 from ..definitions import NarrativeInfillError, is_missing
 from .text import count_tokens, normalise_space, remove_eos, split_sentences
@@ -128,7 +129,7 @@ class Instance:
         }
 
 
-def _text(record: Mapping[str, Any], fld: str, fail) -> str:
+def _text(record: Mapping[str, Any], fld: str, fail: Callable[[str, str], NoReturn]) -> str:
     value = record.get(fld)
     if is_missing(value):
         fail(fld, "missing value")
@@ -139,7 +140,7 @@ def _text(record: Mapping[str, Any], fld: str, fail) -> str:
     return value
 
 
-def _integer(record: Mapping[str, Any], fld: str, fail) -> int:
+def _integer(record: Mapping[str, Any], fld: str, fail: Callable[[str, str], NoReturn]) -> int:
     value = record.get(fld)
     if isinstance(value, bool) or value is None or value == "":
         fail(fld, f"expected an integer, got {value!r}")
@@ -155,7 +156,7 @@ def _integer(record: Mapping[str, Any], fld: str, fail) -> int:
 def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
     """Validate one published-schema record; raise :class:`InvalidRecordError` on a structural fault."""
 
-    def fail(fld: str, problem: str):
+    def fail(fld: str, problem: str) -> NoReturn:
         raise InvalidRecordError(origin, row, record, fld, problem)
 
     missing = [name for name in SCHEMA if name not in record]

@@ -12,12 +12,14 @@ difflib (stdlib) does the word alignment.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _BLANK = re.compile(r"_{3,}")
 _BOUNDARY = re.compile(r"[.!?;]|\n")
+_CLOSING_PUNCTUATION = re.compile(r"[^\w\s]*")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?=\s|$)")
 
 #: A context sentence counts as restated when the response repeats at least this share of
@@ -192,7 +194,8 @@ def recover_infill(response: str, problem: str) -> Restatement:
         start, end = words.spans[first][0], words.spans[last][1]
         after = words.spans[last + 1][0] if last + 1 < len(words.norm) else len(response)
         # Take the punctuation that closes the run's last word (".", "!", ",").
-        end += len(re.match(r"[^\w\s]*", response[end:after]).group())
+        closing = _CLOSING_PUNCTUATION.match(response, end, after)  # always matches, maybe empty
+        end = closing.end() if closing else end
         before_side = _side(first - 1, left_covered, right_covered)
         after_side = _side(last + 1, left_covered, right_covered)
         glued_left = before_side is not None and _glued(
@@ -269,7 +272,7 @@ def _context_edges_only(
     return Restatement(response[start:end].strip(), True)
 
 
-def _side(position: int, left: set[int], right: set[int]) -> str | None:
+def _side(position: int, left: Container[int], right: Container[int]) -> str | None:
     if position in left:
         return "left"
     if position in right:

@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from ..definitions import NarrativeInfillError
 from .llama_server import API_KEY_VARIABLE
@@ -107,7 +108,7 @@ class LocalModelServer:
         self.startup_timeout = startup_timeout
         self.api_key = secrets.token_urlsafe(24)  # a page or another user's process cannot guess it
         self._process: subprocess.Popen | None = None
-        self._log = None
+        self._log: Any = None  # the server's log file while it runs
         self._stopping = False
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -60,11 +61,11 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Tab
         return Absent(
             "sample ids repeat across models or settings in these logs: give the ratings 'model' and 'setting' columns"
         )
-    judged = judged.set_index(keys) if has_judge else None
+    judged = judged.set_index(keys)
     wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
     rows = []
     for d in DIMENSIONS:
-        row = {"dimension": d}
+        row: dict[str, Any] = {"dimension": d}
         if len(annotators) >= 2:
             pair = wide[d][annotators[:2]].dropna()
             row["cohen_kappa"] = cohen_kappa_score(pair[annotators[0]], pair[annotators[1]])

@@ -18,7 +18,15 @@ import logging
 import math
 from statistics import fmean
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Logprob,
+    Model,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.model import model_roles as bound_model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -96,7 +104,7 @@ def _expected_scores(output: ModelOutput, text: str, offsets: dict[str, int]) ->
     choice = output.choices[0] if output.choices else None
     if choice is None or choice.logprobs is None:
         return None
-    position, by_offset = 0, {}
+    position, by_offset = 0, dict[int, Logprob]()
     for token in choice.logprobs.content:
         start = text.find(token.token, position) if token.token else -1
         if start < 0:
@@ -109,7 +117,7 @@ def _expected_scores(output: ModelOutput, text: str, offsets: dict[str, int]) ->
         token = by_offset.get(offset)
         if token is None or not token.top_logprobs:
             return None
-        weights = {}
+        weights: dict[int, float] = {}
         for candidate in token.top_logprobs:
             digit = candidate.token.strip()
             if digit in {"1", "2", "3", "4", "5"}:
