@@ -21,6 +21,17 @@ KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated"}
 
 
 def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer(monkeypatch):
+    """The 8 samples' pairs are scored in one batch. The batch is made to leave when all 8 wait
+    (and never on the clock), so the count does not depend on how fast this machine is."""
+    import functools
+
+    import narrative_infill.scorers.metrics.batching as batching
+    import narrative_infill.scorers.metrics.scorer as scorer_module
+
+    monkeypatch.setattr(
+        batching, "DynamicBatcher", functools.partial(batching.DynamicBatcher, min_batch=8, max_wait_s=3600.0)
+    )
+    scorer_module._batcher.cache_clear()
     batch_sizes = []
     original = metrics_module.bertscore_f1
 
@@ -34,6 +45,7 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         infill_task("l2", data="demo", n=1), model=mock_model(lambda m, c: next(answers)), display="none"
     )[0]
     assert log.status == "success"
+    scorer_module._batcher.cache_clear()  # the next test gets the real batching window
     # 8 samples, 5 with an answer: scored together, not pair by pair
     assert batch_sizes == [5]
     assert {s.name: set(s.metrics) for s in log.results.scores} == {key: {"mean", "stderr"} for key in KEYS}

@@ -261,17 +261,37 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
             )
 
 
+def logged_backbones(claimed: str):
+    """The backbones a logged metrics signature names (parsed, never guessed from a substring),
+    as this machine loads them: the packaged MiniLM, else the paper's or the named models
+    (``paper`` refuses models that are not here rather than download them)."""
+    from ...scorers.metrics.embedding import BackboneUnavailable, minilm_path
+    from ...scorers.metrics.pairs import resolve_backbones
+    from ...scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature, local_model
+
+    named = BackboneSignature.parse(claimed)
+    if named is None:
+        raise BackboneUnavailable(f"the logs' metrics signature names no backbones: {claimed!r}")
+    packaged = named.bertscore_model == named.semf1_model == MINILM_DISPLAY
+    return resolve_backbones(
+        "minilm" if packaged else "paper",
+        bertscore_model=local_model(named.bertscore_model, minilm_path()),
+        bertscore_layer=named.bertscore_layer,
+        semf1_model=local_model(named.semf1_model, minilm_path()),
+    )
+
+
 def _rescore(runs, result: Verification) -> None:
     """Re-score a few samples' automatic metrics here, when their backbones are available."""
     from ...scorers.metrics.embedding import BackboneUnavailable
-    from ...scorers.metrics.pairs import metrics_signature, resolve_backbones, score_pairs
+    from ...scorers.metrics.pairs import metrics_signature, score_pairs
 
     samples = [s for s in runs[0].samples if sample_scores(s)[0]][:RESCORED_SAMPLES]
     if not samples:
         return
     claimed = score_field(samples[0], "metrics", "metrics_signature") or ""
     try:
-        backbones = resolve_backbones("minilm" if "MiniLM" in claimed else "paper")
+        backbones = logged_backbones(claimed)
     except BackboneUnavailable as err:
         result.warnings.append(f"automatic metrics not re-scored here: {err}")
         return

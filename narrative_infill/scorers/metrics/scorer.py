@@ -33,15 +33,13 @@ def _batcher(
     from .pairs import metrics_signature, resolve_backbones, score_pairs
 
     backbones = resolve_backbones(backbone, bertscore_model, bertscore_layer, semf1_model)
-    signature_holder: list[str] = []
+    signature = metrics_signature(backbones)  # loads no model
 
     def score_batch(pairs: list[tuple[str, str]]):
         results = score_pairs(
             [p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size, cache_dir=cache_dir
         )
-        if not signature_holder:  # after the first batch: the models are loaded by then
-            signature_holder.append(metrics_signature(backbones))
-        return [(result, signature_holder[0]) for result in results]
+        return [(result, signature) for result in results]
 
     return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH)
 
