@@ -129,21 +129,15 @@ def infill_task(
             "data": data,
             "dataset_identity": {**load_benchmark(data, revision).identity, "instances": len(dataset)},
             "data_quirks": dict(quirks),
-            "judge": _judge_note(judge, judge_variant, roles, grader_model),
+            "judge": _judge_note(judge, judge_variant),
         },
     )
 
 
-def _judge_note(judge: bool | None, variant: str, roles: list[str], grader_model: str | None) -> str:
-    """What the log's metadata says about the judge (whether it ran shows in the samples' scores)."""
-    if judge is False:
-        return f"off (judge=false); add it with: {NOT_RUN_HINT}"
-    if judge is None and grader_model is None:
-        return (
-            f"{variant} prompt, run where a model is bound to the role(s) {', '.join(roles)} when scoring; "
-            f"where none is, not run: add it with: {NOT_RUN_HINT}"
-        )
-    return f"{variant} prompt"
+def _judge_note(judge: bool | None, variant: str) -> str:
+    """The log's metadata on the judge: its prompt, or off. Whether it ran is in the samples' scores
+    (a grader role can be bound after the task is built), not here."""
+    return f"off (judge=false); add it with: {NOT_RUN_HINT}" if judge is False else f"{variant} prompt"
 
 
 def _infill_options(task_function):

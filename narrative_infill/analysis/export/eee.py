@@ -26,6 +26,7 @@ from typing import Any
 from ...data.atomic import atomic_file
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.judge.prompt import judge_prompt
+from ...scorers.judge.scorer import NOT_RUN_HINT
 from ..report.load import newest_score_key
 from .metric_configs import SHARES, MetricSpec, is_best, spec_for
 
@@ -177,9 +178,7 @@ def _value(score, key: str) -> float | None:
 
 
 def _absent_reason(score, key: str) -> str:
-    if score is None:
-        return "not scored"
-    return str(score.explanation or score.reason or f"{key} is NaN in the log")
+    return str(score.explanation or score.reason or f"{key} is NaN in the log") if score else "not scored"
 
 
 def _generation_config(header) -> dict[str, Any]:
@@ -278,7 +277,9 @@ def log_records(
         scores = [(s, (s.scores or {})[k] if k else None, k) for s, k in keyed]
         scorer_keys = {k for _, _, k in scores if k}
         if not scorer_keys:
-            absent[f"{setting}/{scorer}"] = str((log.eval.metadata or {}).get(scorer, "not run"))
+            absent[f"{setting}/{scorer}"] = f"not run: no sample has a {scorer} score" + (
+                f" (no grader role was bound); add it with: {NOT_RUN_HINT}" if scorer == "judge" else ""
+            )
             continue
         scoring = _llm_scoring(log, [sc for _, sc, _ in scores if sc]) if scorer == "judge" else None
         keys = sorted({k for _, sc, _ in scores if sc and isinstance(sc.value, dict) for k in sc.value})
