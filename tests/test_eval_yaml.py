@@ -3,17 +3,15 @@
 import ast
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
+from helpers import REPO, SHARED, require
 from inspect_ai.util import registry_create
 
 from narrative_infill.analysis.submission.build import PUBLISHED_INSTANCES
 from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
 from narrative_infill.tasks.infill import TASK_VERSION
-
-from helpers import REPO, SHARED, require
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))
 

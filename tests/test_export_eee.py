@@ -4,18 +4,16 @@ judge and the task's arguments are recorded. (EEE's own validator runs on this e
 
 import json
 import math
-from pathlib import Path
 
 import pytest
+from eee_demo import LIMIT, VALID, write_demo_log
+from helpers import mock_model
 from inspect_ai import eval, score
 from inspect_ai.log import write_eval_log
 
 from narrative_infill.analysis.export.eee import ExportError, export_eee
 from narrative_infill.analysis.report.load import newest_score_key
 from narrative_infill.scorers.judge import judge
-
-from eee_demo import LIMIT, VALID, write_demo_log
-from helpers import mock_model
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 

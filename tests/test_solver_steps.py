@@ -1,5 +1,6 @@
 """Each custom solver on its own, in a task without scorers (so no embedding backbone is loaded)."""
 
+from helpers import mock_model
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
@@ -10,8 +11,6 @@ from narrative_infill.prompts import PAPER, prompt_template
 from narrative_infill.solvers import generate_infill, infill_prompt
 from narrative_infill.solvers.infill import max_tokens_for
 from narrative_infill.tasks.judge_check import fixed_answer, judge_check
-
-from helpers import mock_model
 
 
 def _run(solver, dataset, model):
@@ -49,7 +48,8 @@ def test_generate_infill_fixed_cap_wins_over_the_per_sample_rule():
 
 
 def test_replay_output_puts_the_stored_response_in_the_output_without_generating():
-    sample = Sample(input="unused", metadata={"original_prompt": "Fill it.", "original_response": "They ran."})
+    stored = {"original_prompt": "Fill it.", "original_response": "They ran."}
+    sample = Sample(input="unused", metadata=stored)
     log = _run(replay_output(), [sample], get_model("replay/some-model"))
     [replayed] = log.samples
     assert replayed.output.completion == "They ran."

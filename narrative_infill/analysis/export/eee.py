@@ -213,6 +213,7 @@ def _sample_record(sample, header, base: dict, result_id: str, key: str, score, 
     reference = sample.target if isinstance(sample.target, str) else "\n".join(sample.target)
     raw_input = sample.input if isinstance(sample.input, str) else "\n\n".join(m.text for m in sample.input)
     usage = (sample.model_usage or {}).get(header.eval.model)
+    status = (score.metadata or {}).get("extraction_status", "unknown")
     record = {
         **base,
         "evaluation_result_id": result_id,
@@ -230,7 +231,7 @@ def _sample_record(sample, header, base: dict, result_id: str, key: str, score, 
                 "turn_idx": 0,
                 "source": "output.raw",
                 "extracted_value": score.answer or "",
-                "extraction_method": f"narrative_infill extraction ({(score.metadata or {}).get('extraction_status', 'unknown')})",
+                "extraction_method": f"narrative_infill extraction ({status})",
                 "is_terminal": True,
             }
         ],
@@ -289,7 +290,7 @@ def log_records(
                 raise ExportError(f"{location}: score key {scorer}.{key} has no known bounds or direction")
             result_id = f"{setting}/{scorer}/{key}"
             missing = {}
-            for sample, score, scorer_key in scores:
+            for sample, score, _ in scores:
                 value = _value(score, key) if score else None
                 if value is None:
                     missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(score, key)
