@@ -260,7 +260,7 @@ def entry_logs(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) ->
     found: dict[str, list[Path]] = {}
     for path in sorted(Path(logs_dir).rglob("*.eval")):
         found.setdefault(path.name, []).append(path)
-    logs = {}
+    logs: dict[str, list[Path]] = {}
     for row in rows:
         document = load_document(Path(submissions) / row["file"])
         logs[row["file"]] = []
