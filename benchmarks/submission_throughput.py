@@ -34,7 +34,7 @@ def write_logs(n: int, log_dir: Path) -> None:
     from inspect_ai.scorer import Score
 
     from narrative_infill.analysis.importer import import_generations
-    from narrative_infill.analysis.submission.build import PUBLISHED_SOURCE
+    from narrative_infill.analysis.submission.protocol import PUBLISHED_SOURCE
 
     rng = random.Random(0)
     source = log_dir.parent / "synthetic.jsonl"

@@ -47,7 +47,7 @@ def _verify(args: argparse.Namespace) -> int:
     from ..analysis.submission.verify import store, verify
 
     started = time.perf_counter()
-    result = verify(args.submission, args.logs)
+    result = verify(args.submission, args.logs, sample=args.sample)
     stored = store(result, args.submission)
     print("\n".join(result.lines()))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
@@ -94,7 +94,9 @@ def add_commands(commands) -> None:
     submit.add_argument("logs", nargs="+", help="log files or folders of one model")
     submit.add_argument("-o", "--output", required=True, type=Path, help="submission.json")
     submit.add_argument(
-        "--track", required=True, help="full (the published 9,142), 10pct (the robustness subset) or demo"
+        "--track",
+        required=True,
+        help="full (the published 9,142), 10pct (the robustness subset), demo, or custom (any protocol, never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
     _high_inclusive_option(submit, "claim High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
@@ -105,6 +107,12 @@ def add_commands(commands) -> None:
     )
     verifier.add_argument("submission", type=Path)
     verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
+    verifier.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="re-score the metrics of K samples drawn at run time (default: all)",
+    )
     verifier.set_defaults(run=_verify)
 
     board = commands.add_parser(

@@ -22,13 +22,10 @@ from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sa
 from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
+from .protocol import track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
-TRACKS = ("full", "10pct", "demo")
-PUBLISHED_INSTANCES = 9142
-PUBLISHED_SOURCE = "hf:BridgeAI-Lab/Narrative-Infilling"
-_FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
 
 
 class SubmissionError(NarrativeInfillError, ValueError):
@@ -163,46 +160,6 @@ def scored_with(runs: list[SettingLogs]) -> tuple[set[str], set[str]]:
             {score_field(s, "judge", "judge_models") for s in samples} - {None})  # fmt: skip
 
 
-def track_problems(track: str, runs: list[SettingLogs]) -> list[str]:
-    """Why these runs are not the track's complete runs (empty when they are)."""
-    from ...data.dataset import DEMO, load_benchmark
-
-    if track not in TRACKS:
-        return [f"unknown track {track!r}; choose from {', '.join(TRACKS)}"]
-    problems = []
-    for run in runs:
-        spec, name = run.header.eval, Path(run.location).name
-        args = spec.task_args or {}
-        identity = (spec.metadata or {}).get("dataset_identity") or {}
-        if spec.config.limit is not None or spec.config.sample_id is not None:
-            problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
-        if any(args.get(f) is not None for f in _FILTERS):
-            problems.append(
-                f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
-            )
-        if track == "demo":
-            expected = {i.sample_id for i in load_benchmark(DEMO).instances}
-            if identity.get("source") != "demo":
-                problems.append(f"{name}: data {identity.get('source')!r}, not the demo set")
-        else:
-            if identity.get("source") != PUBLISHED_SOURCE:
-                problems.append(f"{name}: data {identity.get('source')!r}, not the published benchmark")
-            if (args.get("subset") or None) != (track if track == "10pct" else None):
-                problems.append(f"{name}: subset {args.get('subset')!r} does not match track {track}")
-            expected = set(spec.dataset.sample_ids or [])
-            if track == "full" and len(expected) != PUBLISHED_INSTANCES:
-                problems.append(
-                    f"{name}: {len(expected)} instances, the full track has {PUBLISHED_INSTANCES:,}"
-                )
-        epochs = spec.config.epochs or 1
-        seen = {str(s.id) for s in run.samples}
-        if seen != {str(i) for i in expected} or len(run.samples) != len(expected) * epochs:
-            problems.append(
-                f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))"
-            )
-    return problems
-
-
 def build_submission(
     paths: list[str], track: str, submitter: str | None = None, high_inclusive: bool = False
 ) -> dict[str, Any]:
@@ -211,9 +168,14 @@ def build_submission(
     from ... import __version__
 
     runs = read_settings(paths)
+    claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
     problems = track_problems(track, runs)
+    problems += [p for p in (unscored_problem(s, c, track) for s, c in claims.items()) if p]
     if problems:
-        raise SubmissionError(f"not a complete {track} track submission:\n  " + "\n  ".join(problems))
+        raise SubmissionError(
+            f"not a complete {track} track submission (a run off the protocol can go to --track custom):\n  "
+            + "\n  ".join(problems)
+        )
     first = runs[0].header.eval
     signatures, judges = scored_with(runs)
     versions = {str(r.header.eval.task_version) for r in runs}
@@ -228,7 +190,7 @@ def build_submission(
         "track": track,
         "submitter": submitter,
         "model": {"id": first.model, "base_url": first.model_base_url, "args": first.model_args or {}},
-        "settings": {run.setting: setting_claims(run.samples, high_inclusive) for run in runs},
+        "settings": claims,
         "samples": {run.setting: submission_rows(run.samples) for run in runs},
         "provenance": {
             "package_version": __version__,

@@ -1,9 +1,12 @@
 """``narrative-infill verify``: check a submission file, and with its logs recompute every claim.
 
 Without logs only the file itself is checked (schema, self-hash, claims against its own sample
-values): a file-only entry. With ``--logs`` every claim is recomputed from the logs named in it,
-and the result is stored beside the submission (``<file>.verification.json``), which the
-leaderboard reads for its verified badge. Hard failures exit 1; soft findings are warnings.
+values): a file-only entry. With ``--logs`` the track's protocol is checked against the logs'
+headers, every claim is recomputed from the logs named in it, and every sample from its raw
+outputs (``recompute``). The verdict says "verified" only when everything was recomputed, and
+otherwise names what was not. The result is also written beside the submission
+(``<file>.verification.json``) for people to read; the leaderboard never trusts it. Hard failures
+exit 1; soft findings are warnings.
 """
 
 from __future__ import annotations
@@ -15,12 +18,17 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...definitions import ATAVG_COLUMN, CONTAMINATION_ROUGE, QAVG_COLUMN, SETTINGS, none_if_nan
-from ..report.load import newest_score, score_field
+from ...definitions import (
+    ATAVG_COLUMN,
+    CONTAMINATION_ROUGE,
+    QAVG_COLUMN,
+    SAMPLE_ROW_FIELDS,
+    SETTINGS,
+    none_if_nan,
+)
 from .build import (
     KIND,
     SCHEMA_VERSION,
-    TRACKS,
     SubmissionError,
     content_hash,
     file_sha256,
@@ -30,15 +38,15 @@ from .build import (
     scored_with,
     setting_claims,
     submission_rows,
-    track_problems,
 )  # fmt: skip
+from .recompute import recheck_runs
+from .protocol import PROTOCOLS, TRACKS, track_problems, unscored_problem
 
 TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
 #: ``CONTAMINATION_ROUGE``) above these are flagged.
 EMPTY_RATE_WARNING = 0.2
 CONTAMINATION_WARNING = 0.05
-RESCORED_SAMPLES = 3
 
 
 @dataclass
@@ -49,6 +57,12 @@ class Verification:
     checks: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: what could not be recomputed here (backbones absent, data out of reach, a sample of metrics)
+    unchecked: list[str] = field(default_factory=list)
+
+    @property
+    def fully_verified(self) -> bool:
+        return self.passed and self.logs_checked and not self.unchecked
 
     @property
     def passed(self) -> bool:
@@ -57,6 +71,7 @@ class Verification:
     def lines(self) -> list[str]:
         return (
             [f"ok: {c}" for c in self.checks]
+            + [f"not checked: {u}" for u in self.unchecked]
             + [f"warning: {w}" for w in self.warnings]
             + [f"FAILED: {f}" for f in self.failures]
         )
@@ -64,15 +79,16 @@ class Verification:
     def verdict(self) -> str:
         if not self.passed:
             return f"{len(self.failures)} failure(s)"
-        return (
-            "verified from its logs"
-            if self.logs_checked
-            else "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
-        )
+        if not self.logs_checked:
+            return "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
+        if self.unchecked:
+            return "consistent with its logs; " + "; ".join(self.unchecked)
+        return "verified: every claim and every sample recomputed from its logs' raw outputs"
 
     def record(self) -> dict[str, Any]:
-        return {"submission_sha256": self.sha256, "verified_from_logs": self.passed and self.logs_checked,
-                "checks": self.checks, "failures": self.failures, "warnings": self.warnings}  # fmt: skip
+        return {"submission_sha256": self.sha256, "verified": self.fully_verified, "verdict": self.verdict(),
+                "checks": self.checks, "failures": self.failures, "unchecked": self.unchecked,
+                "warnings": self.warnings}  # fmt: skip
 
 
 def load_document(path: Path) -> dict[str, Any]:
@@ -117,11 +133,38 @@ def schema_problems(document: dict[str, Any]) -> list[str]:
             and isinstance(claims.get("atavg"), dict),
             f"settings.{name}: n or atavg missing",
         )
+    for name, rows in samples.items() if isinstance(samples, dict) else []:
+        problems += row_problems(name, rows)
     provenance = document.get("provenance")
     need(isinstance(provenance, dict) and isinstance(provenance.get("logs"), list) and isinstance(provenance.get("samples_digest"), str),
          "provenance.logs or provenance.samples_digest missing")  # fmt: skip
     need(isinstance(document.get("sha256"), str), "sha256 missing")
     return problems
+
+
+def _is_value(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
+def row_problems(setting: str, rows: Any) -> list[str]:
+    """The malformed per-sample rows of one setting, each named by its index (the first few)."""
+    if not isinstance(rows, list):
+        return [f"samples.{setting}: a list of rows is expected, got {type(rows).__name__}"]
+    bad = []
+    for index, row in enumerate(rows):
+        if not (isinstance(row, list) and len(row) == len(SAMPLE_ROW_FIELDS)):
+            bad.append(
+                f"samples.{setting}[{index}]: a row is [{', '.join(SAMPLE_ROW_FIELDS)}], got {row!r:.80}"
+            )
+        elif not (isinstance(row[0], str) and isinstance(row[1], int) and not isinstance(row[1], bool)):
+            bad.append(
+                f"samples.{setting}[{index}]: id must be a string and epoch an integer, got {row[:2]!r:.80}"
+            )
+        elif not (_is_value(row[ATAVG_COLUMN]) and _is_value(row[QAVG_COLUMN])):
+            bad.append(f"samples.{setting}[{index}]: atavg and qavg must be numbers or null, got {row!r:.80}")
+    return bad[:5] + ([f"samples.{setting}: {len(bad) - 5} more malformed rows"] if len(bad) > 5 else [])
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -176,9 +219,11 @@ def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -
     return locations
 
 
-def _check_logs(document: dict[str, Any], locations: list[str], result: Verification) -> None:
+def _check_logs(
+    document: dict[str, Any], locations: list[str], result: Verification, sample: int | None
+) -> None:
     runs = read_settings(locations)
-    problems = track_problems(document["track"], runs)
+    problems = track_problems(document["track"], runs, result.unchecked)
     result.failures += [f"track {document['track']}: {p}" for p in problems]
     models = {r.header.eval.model for r in runs}
     if models != {document["model"]["id"]}:
@@ -205,6 +250,11 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
         )
     high_inclusive = bool(document["provenance"].get("high_inclusive"))
     claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
+    result.failures += [
+        f"track {document['track']}: {p}"
+        for p in (unscored_problem(s, c, document["track"]) for s, c in claims.items())
+        if p
+    ]
     for run in runs:
         if run.setting in document["settings"]:
             result.failures += _differences(
@@ -216,11 +266,14 @@ def _check_logs(document: dict[str, Any], locations: list[str], result: Verifica
         result.failures.append(
             "provenance.samples_digest: the logs' answers and scores differ from the submitted ones"
         )
-    result.checks += ["every run successful, the track's complete sample set, no --limit/--sample-id",
+    result.checks += ["every run successful, the track's complete sample set and protocol (read from the logs' headers)",
                       "one model, one task version, one metric signature and one judge",
                       "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
     _warnings(runs, claims, result)
-    _rescore(runs, result)
+    recheck = recheck_runs(runs, sample, PROTOCOLS.get(document["track"]))
+    result.checks += recheck.checks
+    result.failures += recheck.failures
+    result.unchecked += recheck.unchecked
 
 
 def _close_rows(a: list, b: list) -> bool:
@@ -261,65 +314,9 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
             )
 
 
-def logged_backbones(claimed: str):
-    """The backbones a logged metrics signature names (parsed, never guessed from a substring),
-    as this machine loads them: the packaged MiniLM, else the paper's or the named models
-    (``paper`` refuses models that are not here rather than download them)."""
-    from ...scorers.metrics.embedding import BackboneUnavailable, minilm_path
-    from ...scorers.metrics.pairs import resolve_backbones
-    from ...scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature, local_model
-
-    named = BackboneSignature.parse(claimed)
-    if named is None:
-        raise BackboneUnavailable(f"the logs' metrics signature names no backbones: {claimed!r}")
-    packaged = named.bertscore_model == named.semf1_model == MINILM_DISPLAY
-    return resolve_backbones(
-        "minilm" if packaged else "paper",
-        bertscore_model=local_model(named.bertscore_model, minilm_path()),
-        bertscore_layer=named.bertscore_layer,
-        semf1_model=local_model(named.semf1_model, minilm_path()),
-    )
-
-
-def _rescore(runs, result: Verification) -> None:
-    """Re-score a few samples' automatic metrics here, when their backbones are available."""
-    from ...scorers.metrics.embedding import BackboneUnavailable
-    from ...scorers.metrics.pairs import metrics_signature, score_pairs
-
-    samples = [s for s in runs[0].samples if sample_scores(s)[0]][:RESCORED_SAMPLES]
-    if not samples:
-        return
-    claimed = score_field(samples[0], "metrics", "metrics_signature") or ""
-    try:
-        backbones = logged_backbones(claimed)
-    except BackboneUnavailable as err:
-        result.warnings.append(f"automatic metrics not re-scored here: {err}")
-        return
-    scored = score_pairs(
-        [newest_score(s, "metrics").answer or "" for s in samples],
-        [str(s.target) for s in samples],
-        backbones,
-    )
-    if metrics_signature(backbones) != claimed:
-        result.warnings.append(
-            "automatic metrics re-scored with a different library or backbone version than the logs'; compared anyway"
-        )
-    for sample, fresh in zip(samples, scored):
-        logged = sample_scores(sample)[0]
-        off = [
-            k
-            for k, v in fresh.values.items()
-            if not math.isclose(v, float(logged.get(k, math.nan)), abs_tol=1e-6)
-        ]
-        if off:
-            result.failures.append(
-                f"sample {sample.id} ({runs[0].setting}): re-scored {off} differ from the logged scores"
-            )
-    result.checks.append(f"{len(samples)} samples' automatic metrics re-scored here")
-
-
-def verify(path: Path, logs_dir: Path | None = None) -> Verification:
-    """Every check that the file (and, given, its logs) allows; failures and warnings named."""
+def verify(path: Path, logs_dir: Path | None = None, sample: int | None = None) -> Verification:
+    """Every check that the file (and, given, its logs) allows; failures and warnings named.
+    ``sample``: re-score the metrics of that many samples (drawn at run time) instead of all."""
     result = Verification(str(path))
     document = load_document(path)
     problems = schema_problems(document)
@@ -337,7 +334,7 @@ def verify(path: Path, logs_dir: Path | None = None) -> Verification:
         locations = _find_logs(document, logs_dir, result)
         if locations is not None:
             result.logs_checked = True
-            _check_logs(document, locations, result)
+            _check_logs(document, locations, result, sample)
     return result
 
 

@@ -1,0 +1,259 @@
+"""The tracks of the leaderboard and the protocol each one fixes, checked against the logs' headers.
+
+A ranked track (``full``, ``10pct``, ``demo``) declares its data (source, revision, instance count),
+its prompt (variant, unit, system role), its decoding (temperature, top-p, the output-cap rule)
+and its judge protocol (prompt variant, probability weighting). Every field is read from what the
+log recorded when it ran (task arguments, the task's and the model's generation config, the
+scorers' options, the task metadata, each sample's cap rule), never from the submission's own
+provenance, and a deviation fails naming the field. ``custom`` takes any complete run and is never
+ranked with the others. Errored samples fail a ranked track; so does an unscored-judgement rate
+above ``UNSCORED_LIMIT``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...data.dataset import DEMO, HF_DATASET
+
+RANKED_TRACKS = ("full", "10pct", "demo")
+CUSTOM_TRACK = "custom"
+TRACKS = (*RANKED_TRACKS, CUSTOM_TRACK)
+PUBLISHED_INSTANCES = 9142
+PUBLISHED_SOURCE = f"hf:{HF_DATASET}"
+#: The largest share of unscored judgements (grader failures) a ranked run may have.
+UNSCORED_LIMIT = 0.02
+_FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What a ranked track fixes; ``None`` where the track leaves a field open."""
+
+    data: tuple[str, ...]
+    subset: str | None
+    instances: int | None  # None: the data decides (the 10% subset of the published set)
+    temperature: float = 0.8  # paper §3.2
+    top_p: float = 0.9
+    prompt_variant: str = "paper"
+    system_role: bool = False
+    unit: None = None  # the record's own unit
+    max_tokens_factor: float = 2.0
+    cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
+    judge_variant: str = "paper"
+    probability_weighted: bool = False
+
+
+PROTOCOLS = {
+    "full": Protocol(data=("hf", PUBLISHED_SOURCE), subset=None, instances=PUBLISHED_INSTANCES),
+    "10pct": Protocol(data=("hf", PUBLISHED_SOURCE), subset="10pct", instances=None),
+    "demo": Protocol(data=(DEMO,), subset=None, instances=None),
+}
+
+
+def _generation(header) -> dict[str, Any]:
+    """The decoding a run used: the model's config (``--temperature`` ...) over the task's."""
+    task = header.plan.config.model_dump(exclude_none=True) if header.plan else {}
+    model = header.eval.model_generate_config.model_dump(exclude_none=True)
+    return {**task, **model}
+
+
+def _judge_options(header) -> dict[str, Any] | None:
+    for scorer in header.eval.scorers or []:
+        if scorer.name.split("/")[-1] == "judge":
+            return scorer.options or {}
+    return None
+
+
+def _dataset_problems(track: str, protocol: Protocol, spec, args: dict, name: str) -> list[str]:
+    identity = (spec.metadata or {}).get("dataset_identity") or {}
+    problems = []
+    data = args.get("data", (spec.metadata or {}).get("data", "hf"))
+    if data not in protocol.data:
+        problems.append(
+            f"{name}: data: task argument data={data!r}, the {track} track reads {protocol.data[0]!r}"
+        )
+    if track == "demo":
+        if identity.get("source") != DEMO:
+            problems.append(f"{name}: data: source {identity.get('source')!r}, not the demo set")
+        return problems
+    if identity.get("source") != PUBLISHED_SOURCE or "sha256" in identity:
+        where = "a local folder or file" if "sha256" in identity else "another source"
+        problems.append(
+            f"{name}: data: source {identity.get('source')!r} is {where}, not the published hub dataset"
+        )
+    if args.get("revision") is not None:
+        problems.append(
+            f"{name}: data: revision {args['revision']!r}, the track reads the published main branch"
+        )
+    if not _COMMIT.match(str(identity.get("commit"))):
+        problems.append(f"{name}: data: hub commit {identity.get('commit')!r}, not a resolved commit")
+    if (args.get("subset") or None) != protocol.subset:
+        problems.append(f"{name}: subset: {args.get('subset')!r}, the {track} track has {protocol.subset!r}")
+    return problems
+
+
+def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> list[str]:
+    generation = _generation(header)
+    problems = []
+    for field in ("temperature", "top_p"):
+        if generation.get(field) != getattr(protocol, field):
+            problems.append(
+                f"{name}: {field}: {generation.get(field)!r}, the protocol has {getattr(protocol, field)}"
+            )
+    if generation.get("max_tokens") is not None or args.get("max_tokens") is not None:
+        problems.append(
+            f"{name}: max_tokens: a fixed cap ({args.get('max_tokens') or generation.get('max_tokens')}), "
+            "the protocol caps each sample by its gold span"
+        )
+    if float(args.get("max_tokens_factor", protocol.max_tokens_factor)) != protocol.max_tokens_factor:
+        problems.append(
+            f"{name}: max_tokens_factor: {args['max_tokens_factor']}, the protocol has {protocol.max_tokens_factor}"
+        )
+    metadata = header.eval.metadata or {}
+    recorded = {
+        "variant": args.get("variant", metadata.get("prompt_variant", "paper")),
+        "system_role": args.get("system_role", metadata.get("system_role", False)),
+        "unit": args.get("unit"),
+    }
+    for field, value in recorded.items():
+        expected = getattr(protocol, "prompt_variant" if field == "variant" else field)
+        if value != expected:
+            problems.append(f"{name}: {field}: {value!r}, the protocol has {expected!r}")
+    return problems
+
+
+def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | None:
+    """Whether one sample's prompt and output cap are the protocol's, rebuilt from its own record:
+    the prompt rendered again from the paper's template (so the variant, the unit and the system
+    role are checked on what the model was sent) and the cap from the gold span's length."""
+    from ...definitions import PARADIGMS
+    from ...prompts import prompt_template
+    from ...solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
+
+    metadata = sample.metadata or {}
+    template = prompt_template(setting, protocol.prompt_variant)
+    problem = sample.input if isinstance(sample.input, str) else None
+    expected = f"{template.system}\n\n" + template.render(
+        {"problem": problem, "n": metadata.get("n"), "unit": metadata.get("unit")}
+    )
+    sent = [m.text for m in sample.messages if m.role in ("system", "user")][:1]
+    if problem is None or sent != [expected]:
+        return "prompt: the model was not sent the protocol's prompt (variant, unit or system role)"
+    if setting in PARADIGMS:
+        cap = REASONING_MAX_TOKENS
+    else:
+        cap = max_tokens_for(int(metadata.get("gold_tokens") or 0), protocol.max_tokens_factor)
+    if metadata.get("max_tokens") != cap:
+        return f"max_tokens: {metadata.get('max_tokens')!r}, the protocol's cap is {cap}"
+    return None
+
+
+def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[str]:
+    options = _judge_options(header)
+    if options is None:
+        return []
+    problems = []
+    variant = options.get("variant", args.get("judge_variant", "paper"))
+    if variant != protocol.judge_variant:
+        problems.append(f"{name}: judge_variant: {variant!r}, the protocol has {protocol.judge_variant!r}")
+    if bool(options.get("probability_weighted", False)) != protocol.probability_weighted:
+        problems.append(
+            f"{name}: judge probability_weighted: {options.get('probability_weighted')!r}, the protocol has no weighting"
+        )
+    return problems
+
+
+def _sample_problems(samples: list, name: str, protocol: Protocol) -> list[str]:
+    problems = []
+    errored = [str(s.id) for s in samples if getattr(s, "error", None)]
+    if errored:
+        problems.append(
+            f"{name}: {len(errored)} errored sample(s) ({', '.join(errored[:5])}...): a ranked run has none"
+        )
+    rules = {str((s.metadata or {}).get("max_tokens_rule")) for s in samples} - set(protocol.cap_rules)
+    if rules - {"None"}:
+        problems.append(
+            f"{name}: max_tokens_rule: {sorted(rules)}, the protocol has {list(protocol.cap_rules)}"
+        )
+    return problems
+
+
+def unscored_problem(setting: str, claims: dict, track: str) -> str | None:
+    """Too many unscored judgements for a ranked track (a run's failures must not leave its mean)."""
+    rate = (claims.get("rates") or {}).get("unscored")
+    if track in RANKED_TRACKS and rate is not None and rate > UNSCORED_LIMIT:
+        return f"{setting}: {rate:.1%} of judgements unscored, a ranked track allows {UNSCORED_LIMIT:.0%}"
+    return None
+
+
+def _published_ids(track: str, unchecked: list[str]) -> set[str] | None:
+    """The instance ids of a hub track from the published data, or None (said in ``unchecked``)
+    when the data is out of reach: the log's own list is then all there is to check against."""
+    from ...data.dataset import load_benchmark, stratified_subset
+
+    try:
+        instances = load_benchmark("hf").instances
+    except Exception as err:  # offline, or no hub client: say so instead of passing silently
+        unchecked.append(
+            f"{track} instance ids not checked against the published data ({type(err).__name__})"
+        )
+        return None
+    picked = stratified_subset(instances, track) if track == "10pct" else instances
+    return {i.sample_id for i in picked}
+
+
+def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -> list[str]:
+    """Why these runs are not the track's complete runs under its protocol (empty when they are);
+    what could not be checked here goes to ``unchecked``."""
+    from ...data.dataset import load_benchmark
+
+    unchecked = [] if unchecked is None else unchecked
+
+    if track not in TRACKS:
+        return [f"unknown track {track!r}; choose from {', '.join(TRACKS)}"]
+    protocol = PROTOCOLS.get(track)
+    problems: list[str] = []
+    published: set[str] | None = None
+    unchecked_hub = False
+    for run in runs:
+        spec, name = run.header.eval, Path(run.location).name
+        args = spec.task_args or {}
+        if spec.config.limit is not None or spec.config.sample_id is not None:
+            problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
+        if any(args.get(f) is not None for f in _FILTERS):
+            problems.append(
+                f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
+            )
+        expected = {str(i) for i in spec.dataset.sample_ids or []}
+        if protocol is not None:
+            problems += _sample_problems(run.samples, name, protocol)
+            problems += _dataset_problems(track, protocol, spec, args, name)
+            problems += _decoding_problems(protocol, run.header, args, name)
+            problems += _judge_problems(protocol, run.header, args, name)
+            if track == "demo":
+                expected = {i.sample_id for i in load_benchmark(DEMO).instances}
+            elif published is None and not unchecked_hub:
+                unchecked_hub, published = True, _published_ids(track, unchecked)
+            if track != "demo" and published is not None and expected != published:
+                problems.append(
+                    f"{name}: instances: the log's {len(expected)} ids are not the {track} track's {len(published)}"
+                )
+            if protocol.instances is not None and len(expected) != protocol.instances:
+                problems.append(
+                    f"{name}: instances: {len(expected)}, the {track} track has {protocol.instances:,}"
+                )
+            recorded = ((spec.metadata or {}).get("dataset_identity") or {}).get("instances")
+            if recorded is not None and recorded != len(expected):
+                problems.append(f"{name}: instances: the task read {recorded}, the log lists {len(expected)}")
+        epochs = spec.config.epochs or 1
+        seen = {str(s.id) for s in run.samples}
+        if seen != expected or len(run.samples) != len(expected) * epochs:
+            problems.append(
+                f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))"
+            )
+    return problems

@@ -1,0 +1,220 @@
+"""Recompute each sample's scores from what the model and the graders actually wrote.
+
+For every sample of every log: the answer is extracted again from the raw output and compared
+with the logged answer (of both scorers), the truncated flag with the output's stop reason, the
+problem and gold with the benchmark's instance (when the data is readable here), and each
+grader's scores parsed again from its raw reply and averaged again into QAvg. With the logs'
+metric backbones available, the automatic metrics of every sample (or of ``sample`` of them,
+drawn from a seed picked here at run time, never from the file) are scored again from the
+re-extracted answer. Whatever could not be recomputed is said in ``Recheck.unchecked``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from ...definitions import DIMENSIONS, none_if_nan
+
+#: Mismatches of one kind listed by sample before the rest are only counted.
+LISTED = 5
+RESCORE_TOLERANCE = 1e-6
+
+
+@dataclass
+class Recheck:
+    checks: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    seed: int | None = None
+
+
+def _scores(sample) -> tuple[Any, Any]:
+    scores = sample.scores or {}
+    return scores.get("metrics"), scores.get("judge")
+
+
+def _problem(sample) -> str:
+    """The problem text the scorers saw (``TaskState.input_text``: the sample's input)."""
+    if isinstance(sample.input, str):
+        return sample.input
+    return "\n".join(m.text for m in sample.input if m.role == "user")
+
+
+def _judgement_problems(judged) -> list[str]:
+    """Why a logged judgement is not what its graders' raw replies give (empty when it is)."""
+    from ...scorers.judge.parse import JudgementError, parse_judgement
+
+    verdicts = (judged.metadata or {}).get("judges") or {}
+    problems, values = [], []
+    for name, verdict in verdicts.items():
+        if "values" not in verdict:
+            continue
+        try:
+            parsed = parse_judgement((verdict.get("raw") or [""])[-1]).scores
+        except JudgementError as err:
+            problems.append(f"grader {name}'s last reply gives no scores ({err})")
+            continue
+        if parsed != verdict.get("scores"):
+            problems.append(f"grader {name}'s reply gives {parsed}, the log says {verdict.get('scores')}")
+        if "expected_scores" not in verdict and verdict["values"] != parsed:
+            problems.append(f"grader {name}'s values {verdict['values']} are not its parsed scores")
+        values.append(verdict["values"])
+    logged = judged.value if isinstance(judged.value, dict) else {}
+    for dimension in DIMENSIONS:
+        expected = fmean(v[dimension] for v in values) if values else None
+        if not _same(expected, none_if_nan(logged.get(dimension))):
+            problems.append(f"{dimension} {logged.get(dimension)!r}, its graders give {expected!r}")
+    dims = [fmean(v[d] for v in values) for d in DIMENSIONS] if values else None
+    qavg = fmean(dims) if dims else None
+    if not _same(qavg, none_if_nan(logged.get("qavg"))):
+        problems.append(f"qavg {logged.get('qavg')!r}, its graders give {qavg!r}")
+    return problems
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=0, abs_tol=RESCORE_TOLERANCE)
+
+
+class _Findings:
+    """Mismatches grouped by kind: the first few named by sample, the rest counted."""
+
+    def __init__(self):
+        self.kinds: dict[str, list[str]] = {}
+
+    def add(self, kind: str, where: str, detail: str) -> None:
+        self.kinds.setdefault(kind, []).append(f"{where}: {detail}")
+
+    def lines(self) -> list[str]:
+        out = []
+        for kind, items in self.kinds.items():
+            more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
+            out.append(f"{kind} in {len(items)} sample(s){more}: " + "; ".join(items[:LISTED]))
+        return out
+
+
+def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
+    """The benchmark instances the logs say they read, by id; None when not readable here."""
+    from ...data.dataset import load_benchmark
+
+    identity = (runs[0].header.eval.metadata or {}).get("dataset_identity") or {}
+    spec = runs[0].header.eval
+    data = (spec.task_args or {}).get("data", (spec.metadata or {}).get("data", "hf"))
+    try:
+        loaded = load_benchmark(data, (runs[0].header.eval.task_args or {}).get("revision"))
+    except Exception as err:  # offline hub, or a local file not here: say so below
+        recheck.unchecked.append(f"problems and golds not compared with the data ({type(err).__name__})")
+        return None
+    if identity and dict(loaded.identity) != {k: v for k, v in identity.items() if k != "instances"}:
+        recheck.unchecked.append(
+            "problems and golds not compared with the data (this machine reads other data)"
+        )
+        return None
+    return {i.sample_id: i for i in loaded.instances}
+
+
+def _backbones_for(signature: str, recheck: Recheck):
+    from ...scorers.metrics.embedding import BackboneUnavailable
+    from ...scorers.metrics.pairs import metrics_signature, resolve_backbones
+
+    try:
+        backbones = resolve_backbones("minilm" if "MiniLM" in signature else "paper")
+    except BackboneUnavailable as err:
+        recheck.unchecked.append(f"metrics not re-scored: backbones absent ({err})")
+        return None
+    if metrics_signature(backbones) != signature:
+        recheck.unchecked.append(
+            "metrics not re-scored: this machine's metric libraries or backbones differ from the logs' signature"
+        )
+        return None
+    return backbones
+
+
+def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
+    """Every sample of ``runs`` recomputed from its raw outputs; metrics re-scored on all of them,
+    or on ``sample`` of them drawn from a seed picked now; each sample's prompt and cap checked
+    against ``protocol`` (a ranked track's)."""
+    from .protocol import sample_protocol_problem
+    from inspect_ai.log import read_eval_log_samples
+
+    from ...extraction import extract_answer
+    from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
+
+    recheck = Recheck()
+    findings = _Findings()
+    instances = _instances(runs, recheck)
+    pending: list[tuple[str, str, str, dict]] = []  # (where, answer, gold, logged metrics)
+    total = 0
+    signature = None
+    for run in runs:
+        for full in read_eval_log_samples(run.location, all_samples_required=False):
+            total += 1
+            where = f"{run.setting} {full.id} epoch {full.epoch}"
+            if protocol is not None and (off := sample_protocol_problem(full, run.setting, protocol)):
+                findings.add("off the track's protocol", where, off)
+            metrics, judged = _scores(full)
+            if full.error or metrics is None:
+                continue  # the protocol check names errored samples; nothing here to recompute
+            answer = extract_answer(
+                full.output.completion, _problem(full), (full.metadata or {}).get("n")
+            ).text
+            for name, score in (("metrics", metrics), ("judge", judged)):
+                if score is not None and (score.answer or "") != answer:
+                    findings.add(
+                        "logged answer is not the extraction of the raw output",
+                        where,
+                        f"{name} answer {score.answer!r}, extracted {answer!r}",
+                    )
+            cut = float(full.output.stop_reason == "max_tokens")
+            if none_if_nan((metrics.value or {}).get("truncated")) != cut:
+                findings.add(
+                    "truncated flag disagrees with the stop reason", where, f"stop {full.output.stop_reason}"
+                )
+            instance = instances.get(str(full.id)) if instances is not None else None
+            if instances is not None and (
+                instance is None
+                or instance.problem != _problem(full)
+                or instance.gold_answer != str(full.target)
+            ):
+                findings.add("problem or gold differs from the benchmark's", where, "edited sample")
+            if judged is not None:
+                for problem in _judgement_problems(judged):
+                    findings.add("judge scores are not what the graders replied", where, problem)
+            signature = signature or (metrics.metadata or {}).get("metrics_signature")
+            gold = instance.gold_answer if instance is not None else str(full.target)
+            pending.append((where, answer, gold, metrics.value or {}))
+    recheck.checks.append(
+        f"{total} samples re-read: answers re-extracted from the raw outputs, truncation from the stop reason, "
+        "judge scores re-parsed from the graders' replies"
+        + (", problems and golds compared with the data" if instances else "")
+    )
+    backbones = _backbones_for(signature, recheck) if pending and signature else None
+    if backbones is not None:
+        chosen = pending
+        if sample is not None and sample < len(pending):
+            recheck.seed = secrets.randbits(32)
+            chosen = random.Random(recheck.seed).sample(pending, sample)
+            recheck.unchecked.append(
+                f"metrics re-scored on {sample} of {len(pending)} samples (seed {recheck.seed}), not all"
+            )
+        fresh = score_pairs([a for _, a, _, _ in chosen], [g for _, _, g, _ in chosen], backbones)
+        for (where, _, _, logged), scores in zip(chosen, fresh):
+            off = [
+                f"{k} {none_if_nan(logged.get(k))!r} -> {v:.4f}"
+                for k, v in scores.values.items()
+                if k in (*METRIC_NAMES, "atavg") and not _same(v, none_if_nan(logged.get(k)))
+            ]
+            if off:
+                findings.add("re-scored metrics differ from the logged ones", where, ", ".join(off))
+        recheck.checks.append(
+            f"{len(chosen)} samples' five metrics and AtAvg re-scored here from the re-extracted answers"
+            + (f" (seed {recheck.seed})" if recheck.seed is not None else "")
+        )
+    recheck.failures += findings.lines()
+    return recheck
