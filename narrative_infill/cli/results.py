@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+from ..definitions import OptionError
+
 
 def _report(args: argparse.Namespace) -> int:
     from ..analysis.report import write_report
@@ -47,7 +49,11 @@ def _verify(args: argparse.Namespace) -> int:
     from ..analysis.submission.verify import store, verify
 
     started = time.perf_counter()
-    result = verify(args.submission, args.logs, sample=args.sample)
+    if args.regenerate and args.logs is None:
+        raise OptionError("--regenerate needs --logs (the runs whose task and generation config it repeats)")
+    result = verify(
+        args.submission, args.logs, sample=args.sample, regenerate=args.regenerate, model=args.model
+    )
     stored = store(result, args.submission)
     print("\n".join(result.lines()))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
@@ -58,7 +64,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     from ..analysis.submission.board import write_leaderboard
 
     rows = write_leaderboard(
-        args.submissions, args.output, high_inclusive=args.high_inclusive, bundle_logs=args.bundle_logs
+        args.submissions,
+        args.output,
+        high_inclusive=args.high_inclusive,
+        logs=args.logs,
+        sample=args.sample,
+        bundle_logs=args.bundle_logs,
     )
     entries = sum(not r["baseline"] for r in rows)
     print(
@@ -113,13 +124,26 @@ def add_commands(commands) -> None:
         metavar="K",
         help="re-score the metrics of K samples drawn at run time (default: all)",
     )
+    verifier.add_argument(
+        "--regenerate",
+        type=int,
+        metavar="K",
+        help="generate K instances of each setting again (seed drawn at run time) and test the submitted AtAvg",
+    )
+    verifier.add_argument(
+        "--model", help="with --regenerate: the model to generate with (default: the declared one)"
+    )
     verifier.set_defaults(run=_verify)
 
     board = commands.add_parser(
         "leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"
     )
+    board.add_argument("submissions", type=Path, help="folder of submission .json files")
     board.add_argument(
-        "submissions", type=Path, help="folder of submission .json files (and their .verification.json)"
+        "--logs", type=Path, help="folder holding every submission's logs: verify each one here for its badge"
+    )
+    board.add_argument(
+        "--sample", type=int, metavar="K", help="with --logs: re-score K samples per submission"
     )
     board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
     board.add_argument(

@@ -2,17 +2,19 @@
 self-contained ``index.html`` (inline CSS and JS, no server, no network).
 
 One table per track; a row is (model, judge, metric signature), with AtAvg and QAvg per setting,
-High%, Low%, n, and a badge saying whether ``verify`` recomputed it from logs. The headline
-numbers carry a seeded bootstrap confidence interval over samples (resampled within each
-setting), and a row ranks above another only when their intervals do not overlap; rows with
-different judges or metric signatures are never ranked together. Two baselines computed here
-(an empty answer, and a copy of the sentence left of the blank) show what "did nothing" scores.
+High%, Low%, n, and a badge the board earns itself: with ``--logs`` it runs ``verify`` on each
+submission (a ``.verification.json`` beside a file is never read), and without it every entry is
+"file only". Each file's claims are checked against its own samples. The headline numbers carry
+a seeded bootstrap interval that resamples instances (all epochs of an instance together) within
+each setting, and a row ranks above another only when their intervals do not overlap, within a
+group that shares track, settings, task versions, metric signature, data and judge (models, prompt
+variant, weighting); ``custom`` entries are never ranked. Two baselines computed here (an empty
+answer, and a copy of the sentence left of the blank) show what "did nothing" scores.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,9 @@ from ...definitions import (
     is_missing,
 )
 from .build import content_hash, file_sha256
-from .verify import load_document, schema_problems
+from .protocol import RANKED_TRACKS
+from .recompute import backbone_of
+from .verify import Verification, load_document, schema_problems, self_consistency, verify
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20260101
@@ -42,33 +46,60 @@ class LeaderboardError(NarrativeInfillError, ValueError):
 
 
 def bootstrap(
-    values_by_setting: list[list[float]], seed: int = BOOTSTRAP_SEED
+    groups_by_setting: list[list[list[float]]], seed: int = BOOTSTRAP_SEED
 ) -> tuple[float, float, float] | None:
-    """(mean, low, high): the pooled mean over samples and its percentile interval, resampling
-    the samples of each setting separately (numpy has no stratified bootstrap: written here)."""
-    groups = [np.asarray(v, dtype=float) for v in values_by_setting if v]
-    if not groups:
+    """(mean, low, high): the pooled mean over samples and its percentile interval. Each setting
+    is a list of instances, each instance the values of its epochs; instances are resampled
+    (with all their epochs) within each setting, so repeated epochs never count as independent
+    draws (numpy has no clustered, stratified bootstrap: written here)."""
+    settings = [[np.asarray(i, dtype=float) for i in s if len(i)] for s in groups_by_setting]
+    settings = [s for s in settings if s]
+    if not settings:
         return None
     rng = np.random.default_rng(seed)
-    total = sum(len(g) for g in groups)
-    sums = np.zeros(BOOTSTRAP_RESAMPLES)
-    for group in groups:
-        picks = rng.integers(0, len(group), size=(BOOTSTRAP_RESAMPLES, len(group)))
-        sums += group[picks].sum(axis=1)
-    means = sums / total
+    sums, counts = np.zeros(BOOTSTRAP_RESAMPLES), np.zeros(BOOTSTRAP_RESAMPLES)
+    for instances in settings:
+        totals = np.array([i.sum() for i in instances])
+        sizes = np.array([len(i) for i in instances])
+        picks = rng.integers(0, len(instances), size=(BOOTSTRAP_RESAMPLES, len(instances)))
+        sums += totals[picks].sum(axis=1)
+        counts += sizes[picks].sum(axis=1)
+    means = sums / counts
     tail = (1 - CONFIDENCE) / 2 * 100
-    return (
-        float(np.concatenate(groups).mean()),
-        float(np.percentile(means, tail)),
-        float(np.percentile(means, 100 - tail)),
+    pooled = np.concatenate([np.concatenate(s) for s in settings])
+    return float(pooled.mean()), float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+
+
+def by_instance(rows: list[list], column: int) -> list[list[float]]:
+    """The values of ``column`` grouped by sample id (one list per instance, its epochs)."""
+    instances: dict[str, list[float]] = {}
+    for row in rows:
+        if row[column] is not None:
+            instances.setdefault(str(row[0]), []).append(row[column])
+    return list(instances.values())
+
+
+def _group(document: dict[str, Any]) -> list:
+    """What two entries must share to be ranked together."""
+    provenance = document["provenance"]
+    dataset = provenance.get("dataset") or {}
+    keys = (
+        "task_versions",
+        "metrics_signatures",
+        "judges",
+        "judge_variant",
+        "judge_weighting",
+        "prompt_variants",
     )
+    return [document["track"], sorted(document["settings"]), dataset.get("source"), dataset.get("commit"),
+            dataset.get("sha256"), *(provenance.get(k) for k in keys)]  # fmt: skip
 
 
-def _row(document: dict[str, Any], verified: bool, file: str, high_inclusive: bool = False) -> dict[str, Any]:
+def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool = False) -> dict[str, Any]:
     provenance = document["provenance"]
     samples = document["samples"]
-    qavg = [[r[QAVG_COLUMN] for r in rows if r[QAVG_COLUMN] is not None] for rows in samples.values()]
-    scored = [q for group in qavg for q in group]
+    qavg = [by_instance(rows, QAVG_COLUMN) for rows in samples.values()]
+    scored = [q for rows in samples.values() for q in (r[QAVG_COLUMN] for r in rows) if q is not None]
     return {
         "file": file,
         "track": document["track"],
@@ -76,7 +107,9 @@ def _row(document: dict[str, Any], verified: bool, file: str, high_inclusive: bo
         "submitter": document.get("submitter"),
         "judge": ", ".join(provenance.get("judges") or []) or "none",
         "signature": " ; ".join(provenance.get("metrics_signatures") or []) or "none",
-        "verified": verified,
+        "badge": badge,
+        "verified": badge == VERIFIED,
+        "group": json.dumps(_group(document), sort_keys=True),
         "baseline": False,
         "settings": {
             name: {
@@ -88,15 +121,29 @@ def _row(document: dict[str, Any], verified: bool, file: str, high_inclusive: bo
         "high": float(np.mean([is_high(q, high_inclusive) for q in scored])) if scored else None,
         "low": float(np.mean([is_low(q) for q in scored])) if scored else None,
         "n": sum(len(rows) for rows in samples.values()),
-        "atavg": bootstrap(
-            [[r[ATAVG_COLUMN] for r in rows if r[ATAVG_COLUMN] is not None] for rows in samples.values()]
-        ),
+        "atavg": bootstrap([by_instance(rows, ATAVG_COLUMN) for rows in samples.values()]),
         "qavg": bootstrap(qavg) if scored else None,
     }
 
 
-def read_submissions(folder: Path, high_inclusive: bool = False) -> list[dict[str, Any]]:
-    """Every submission in ``folder``, each valid and untouched, or an error naming the file."""
+VERIFIED, CONSISTENT, FILE_ONLY = "verified", "consistent with its logs", "file only"
+
+
+def _badge(path: Path, logs: Path | None, sample: int | None) -> str:
+    """The board's own verdict on one submission: ``verify`` run here, never a file's say-so."""
+    if logs is None:
+        return FILE_ONLY
+    result = verify(path, logs, sample=sample)
+    if not result.passed:
+        raise LeaderboardError(f"{path}: fails verification: " + "; ".join(result.failures[:5]))
+    return VERIFIED if result.fully_verified else CONSISTENT
+
+
+def read_submissions(
+    folder: Path, high_inclusive: bool = False, logs: Path | None = None, sample: int | None = None
+) -> list[dict[str, Any]]:
+    """Every submission in ``folder``, each valid, untouched and agreeing with its own samples,
+    or an error naming the file; with ``logs`` each one verified here against its logs."""
     rows = []
     files = sorted(p for p in Path(folder).glob("*.json") if not p.name.endswith(".verification.json"))
     if not files:
@@ -111,29 +158,29 @@ def read_submissions(folder: Path, high_inclusive: bool = False) -> list[dict[st
             raise LeaderboardError(f"{path}: not a valid submission: {'; '.join(problems)}")
         if content_hash(document) != document["sha256"]:
             raise LeaderboardError(f"{path}: the content does not match its hash (edited after submit)")
-        sidecar = Path(f"{path}.verification.json")
-        verified = False
-        if sidecar.is_file():
-            record = json.loads(sidecar.read_text(encoding="utf-8"))
-            verified = (
-                bool(record.get("verified_from_logs"))
-                and record.get("submission_sha256") == document["sha256"]
+        own = Verification(str(path))
+        self_consistency(document, own)
+        if own.failures:
+            raise LeaderboardError(
+                f"{path}: its claims disagree with its own samples: {'; '.join(own.failures)}"
             )
-        rows.append(_row(document, verified, path.name, high_inclusive))
+        rows.append(_row(document, _badge(path, logs, sample), path.name, high_inclusive))
     return rows
 
 
 def rank(rows: list[dict[str, Any]]) -> None:
-    """Within each (track, judge, signature) group: QAvg when every entry has it, else AtAvg;
-    rank = 1 + the entries whose interval lies wholly above this one's."""
-    groups: dict[tuple, list[dict]] = {}
+    """Within each group of comparable entries (``_group``; ranked tracks only): QAvg when every
+    entry has it, else AtAvg; rank = 1 + the entries whose interval lies wholly above this one's."""
+    groups: dict[str, list[dict]] = {}
     for row in rows:
-        if not row["baseline"]:
-            groups.setdefault((row["track"], row["judge"], row["signature"]), []).append(row)
-    for members in groups.values():
+        if not row["baseline"] and row["track"] in RANKED_TRACKS:
+            groups.setdefault(row["group"], []).append(row)
+    labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
+    for group, members in groups.items():
         key = "qavg" if all(m["qavg"] for m in members) else "atavg"
         for row in members:
             row["ranked_on"] = key
+            row["group_label"] = f"G{labels[group]}" if len(groups) > 1 else ""
             row["rank"] = 1 + sum(
                 1
                 for other in members
@@ -176,10 +223,10 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ("baseline: left sentence copied", left_sentence),
         ):
             row = {"file": None, "track": track, "model": name, "submitter": None, "judge": "not judged", "signature": signature,
-                   "verified": True, "baseline": True, "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
+                   "badge": "baseline", "verified": False, "baseline": True, "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
             try:
                 instances = _track_instances(track)
-                backbones = resolve_backbones("minilm" if "MiniLM" in signature else "paper")
+                backbones = resolve_backbones(backbone_of(signature))
                 scores = [
                     p.values["atavg"]
                     for p in score_pairs(
@@ -191,7 +238,7 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             else:
                 row.update(
                     n=len(scores),
-                    atavg=bootstrap([scores]),
+                    atavg=bootstrap([[[score] for score in scores]]),
                     settings={s: {"atavg": float(np.mean(scores)), "qavg": None} for s in settings},
                 )
             out.append(row)
@@ -208,9 +255,10 @@ def _interval(value) -> str:
 
 def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = ["# Narrative infilling leaderboard", "",
-             f"Intervals: {CONFIDENCE:.0%} bootstrap over samples ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
-             "A row ranks above another only when their intervals do not overlap; rows with different judges or metric "
-             "signatures are never ranked together."]  # fmt: skip
+             f"Intervals: {CONFIDENCE:.0%} bootstrap over instances, all epochs of an instance together ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
+             "A row ranks above another only when their intervals do not overlap, within a group sharing settings, task versions, "
+             "metric signature, data and judge (models, prompt variant, weighting; G1, G2... when a track has several); custom entries are never ranked. "
+             "Badges: verified (every claim and sample recomputed here from the logs), consistent with its logs (some checks not possible here), file only."]  # fmt: skip
     if high_inclusive:
         lines.append(
             f"High% counts {high_label(True)} (the authors' scripts), not the paper's {high_label()}."
@@ -233,9 +281,9 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for r in sorted(members, key=lambda r: (r["baseline"], r.get("rank", 99), r["model"])):
-            badge = "baseline" if r["baseline"] else ("verified from logs" if r["verified"] else "file only")
+            badge = r["badge"]
             cells = [
-                str(r.get("rank", "")),
+                f"{r.get('rank', '')}{' ' + r['group_label'] if r.get('group_label') else ''}",
                 r["model"],
                 r["judge"],
                 badge,
@@ -288,19 +336,30 @@ def _bundle(logs: list[Path], output: Path) -> None:
         bundle_log_dir(log_dir=staging, output_dir=str(output))
 
 
+def embed(data: Any) -> str:
+    """JSON that no string can end or break out of an inline script: every ``<`` is escaped, so
+    neither ``</script>`` nor ``<!--`` survives (non-ASCII, U+2028 included, is escaped by json)."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=True).replace("<", "\\u003c")
+
+
 def write_leaderboard(
-    submissions: Path, site: Path, high_inclusive: bool = False, bundle_logs: Path | None = None
+    submissions: Path,
+    site: Path,
+    high_inclusive: bool = False,
+    logs: Path | None = None,
+    sample: int | None = None,
+    bundle_logs: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Validate every submission first; write the three files only when all of them are good.
-    High% follows one rule for the whole board (``high_inclusive``), whatever each file claims.
+    """Validate (and with ``logs`` verify) every submission first; write the three files only when
+    all of them are good. High% follows one rule for the whole board (``high_inclusive``).
     With ``bundle_logs`` (a folder holding the entries' logs), each entry's logs become a log viewer
     in ``logs/<entry>/`` and its row links to it."""
     from ...data.atomic import atomic_dir
 
-    rows = read_submissions(submissions, high_inclusive)
-    logs = entry_logs(rows, submissions, bundle_logs) if bundle_logs else {}
+    rows = read_submissions(submissions, high_inclusive, logs, sample)
+    bundled = entry_logs(rows, submissions, bundle_logs) if bundle_logs else {}
     for row in rows:
-        if row["file"] in logs:
+        if row["file"] in bundled:
             row["logs_bundle"] = f"logs/{Path(row['file']).stem}/index.html"
     rank(rows)
     rows += baselines(rows)
@@ -311,11 +370,9 @@ def write_leaderboard(
         "rows": rows,
     }
     template = resources.files(__package__).joinpath("board.html").read_text(encoding="utf-8")
-    payload = json.dumps(data, sort_keys=True).replace(
-        "</", "<\\/"
-    )  # no "</script>" inside the inline script
+    payload = embed(data)
     with atomic_dir(site) as folder:
-        for file, paths in logs.items():
+        for file, paths in bundled.items():
             _bundle(paths, folder / "logs" / Path(file).stem)
         (folder / "leaderboard.json").write_text(
             json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"

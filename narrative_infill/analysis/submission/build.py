@@ -22,7 +22,7 @@ from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sa
 from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
-from .protocol import track_problems, unscored_problem
+from .protocol import generation, judge_options, track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
@@ -160,11 +160,31 @@ def scored_with(runs: list[SettingLogs]) -> tuple[set[str], set[str]]:
             {score_field(s, "judge", "judge_models") for s in samples} - {None})  # fmt: skip
 
 
+def log_provenance(runs: list[SettingLogs]) -> dict[str, Any]:
+    """The provenance that the logs' headers record, so ``verify`` can compare it with the file's."""
+    signatures, judges = scored_with(runs)
+    first = runs[0].header.eval
+    return {
+        "task_versions": sorted({str(r.header.eval.task_version) for r in runs}),
+        "inspect_version": (first.packages or {}).get("inspect_ai"),
+        "dataset": (first.metadata or {}).get("dataset_identity"),
+        "metrics_signatures": sorted(signatures),
+        "judges": sorted(judges),
+        "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
+        "judge_weighting": sorted(
+            {str(bool((judge_options(r.header) or {}).get("probability_weighted"))) for r in runs}
+        ),
+        "prompt_variants": sorted({str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}),
+        "generation_config": {r.setting: generation(r.header) for r in runs},
+        "git": {
+            r.setting: (r.header.eval.revision.model_dump() if r.header.eval.revision else None) for r in runs
+        },
+    }
+
+
 def build_submission(
     paths: list[str], track: str, submitter: str | None = None, high_inclusive: bool = False
 ) -> dict[str, Any]:
-    import inspect_ai
-
     from ... import __version__
 
     runs = read_settings(paths)
@@ -194,22 +214,7 @@ def build_submission(
         "samples": {run.setting: submission_rows(run.samples) for run in runs},
         "provenance": {
             "package_version": __version__,
-            "task_versions": sorted(versions),
-            "inspect_version": inspect_ai.__version__,
-            "dataset": (first.metadata or {}).get("dataset_identity"),
-            "metrics_signatures": sorted(signatures),
-            "judges": sorted(judges),
-            "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
-            "prompt_variants": sorted(
-                {str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}
-            ),
-            "generation_config": {
-                r.setting: r.header.eval.model_generate_config.model_dump(exclude_none=True) for r in runs
-            },
-            "git": {
-                r.setting: (r.header.eval.revision.model_dump() if r.header.eval.revision else None)
-                for r in runs
-            },
+            **log_provenance(runs),
             "logs": [
                 {
                     "setting": r.setting,

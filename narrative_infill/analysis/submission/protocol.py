@@ -55,14 +55,14 @@ PROTOCOLS = {
 }
 
 
-def _generation(header) -> dict[str, Any]:
+def generation(header) -> dict[str, Any]:
     """The decoding a run used: the model's config (``--temperature`` ...) over the task's."""
     task = header.plan.config.model_dump(exclude_none=True) if header.plan else {}
     model = header.eval.model_generate_config.model_dump(exclude_none=True)
     return {**task, **model}
 
 
-def _judge_options(header) -> dict[str, Any] | None:
+def judge_options(header) -> dict[str, Any] | None:
     for scorer in header.eval.scorers or []:
         if scorer.name.split("/")[-1] == "judge":
             return scorer.options or {}
@@ -98,16 +98,16 @@ def _dataset_problems(track: str, protocol: Protocol, spec, args: dict, name: st
 
 
 def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> list[str]:
-    generation = _generation(header)
+    decoding = generation(header)
     problems = []
     for field in ("temperature", "top_p"):
-        if generation.get(field) != getattr(protocol, field):
+        if decoding.get(field) != getattr(protocol, field):
             problems.append(
-                f"{name}: {field}: {generation.get(field)!r}, the protocol has {getattr(protocol, field)}"
+                f"{name}: {field}: {decoding.get(field)!r}, the protocol has {getattr(protocol, field)}"
             )
-    if generation.get("max_tokens") is not None or args.get("max_tokens") is not None:
+    if decoding.get("max_tokens") is not None or args.get("max_tokens") is not None:
         problems.append(
-            f"{name}: max_tokens: a fixed cap ({args.get('max_tokens') or generation.get('max_tokens')}), "
+            f"{name}: max_tokens: a fixed cap ({args.get('max_tokens') or decoding.get('max_tokens')}), "
             "the protocol caps each sample by its gold span"
         )
     if float(args.get("max_tokens_factor", protocol.max_tokens_factor)) != protocol.max_tokens_factor:
@@ -154,7 +154,7 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
 
 
 def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[str]:
-    options = _judge_options(header)
+    options = judge_options(header)
     if options is None:
         return []
     problems = []
@@ -232,12 +232,13 @@ def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -
         expected = {str(i) for i in spec.dataset.sample_ids or []}
         if protocol is not None:
             problems += _sample_problems(run.samples, name, protocol)
-            problems += _dataset_problems(track, protocol, spec, args, name)
+            off_data = _dataset_problems(track, protocol, spec, args, name)
+            problems += off_data
             problems += _decoding_problems(protocol, run.header, args, name)
             problems += _judge_problems(protocol, run.header, args, name)
             if track == "demo":
                 expected = {i.sample_id for i in load_benchmark(DEMO).instances}
-            elif published is None and not unchecked_hub:
+            elif published is None and not unchecked_hub and not off_data:  # the hub only for its own data
                 unchecked_hub, published = True, _published_ids(track, unchecked)
             if track != "demo" and published is not None and expected != published:
                 problems.append(

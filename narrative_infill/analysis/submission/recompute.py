@@ -119,12 +119,24 @@ def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
     return {i.sample_id: i for i in loaded.instances}
 
 
+def backbone_of(signature: str) -> str:
+    """The ``backbone`` option that scores with the backbones a metric signature names."""
+    return "minilm" if "MiniLM" in signature else "paper"
+
+
+def metrics_signature_of(run) -> str:
+    """The metric signature of a run's newest metrics scores (the first sample that has one)."""
+    from ..report.load import score_field
+
+    return next((sig for s in run.samples if (sig := score_field(s, "metrics", "metrics_signature"))), "")
+
+
 def _backbones_for(signature: str, recheck: Recheck):
     from ...scorers.metrics.embedding import BackboneUnavailable
     from ...scorers.metrics.pairs import metrics_signature, resolve_backbones
 
     try:
-        backbones = resolve_backbones("minilm" if "MiniLM" in signature else "paper")
+        backbones = resolve_backbones(backbone_of(signature))
     except BackboneUnavailable as err:
         recheck.unchecked.append(f"metrics not re-scored: backbones absent ({err})")
         return None

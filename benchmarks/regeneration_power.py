@@ -1,0 +1,99 @@
+"""The re-generation check on the local SmolLM2 demo: its false-alarm rate and its power.
+
+Runs ``narrative_infill/l2`` on the demo set against a real llama-cpp-python server (SmolLM2),
+submits it (track demo), then makes a forgery of the same logs: every answer replaced by the gold
+span, every metric re-scored so the logs agree with themselves, the submission's hash recomputed.
+Then runs ``verify --regenerate K`` on the honest submission ``--honest`` times and on the forged
+one ``--forged`` times (each draws its own seed) and prints how many of each failed.
+Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+
+def honest_logs(log_dir: Path) -> None:
+    from inspect_ai import eval as inspect_eval
+
+    (log,) = inspect_eval(
+        "narrative_infill/l2",
+        model="llama-cpp-python/smollm2",
+        task_args={"data": "demo", "backbone": "minilm"},
+        max_retries=2,
+        timeout=120,
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success", log.error
+
+
+def forge_gold(source: Path, target: Path) -> None:
+    """The same logs with each answer replaced by its gold span and re-scored: consistent with
+    themselves in everything a file check can see."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    shutil.copytree(source, target)
+    backbones = resolve_backbones("minilm")
+    for path in target.glob("*.eval"):
+        log = read_eval_log(str(path))
+        golds = [str(sample.target) for sample in log.samples]
+        scores = score_pairs(golds, golds, backbones)
+        for sample, gold, fresh in zip(log.samples, golds, scores):
+            sample.output.choices[0].message.content = f"<ANSWER>{gold}</ANSWER>"
+            sample.output.stop_reason = "stop"
+            metrics = sample.scores["metrics"]
+            metrics.answer = gold
+            metrics.value.update(fresh.values, truncated=0.0)
+        write_eval_log(log, str(path))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", type=int, default=12, help="instances re-generated per check")
+    parser.add_argument("--honest", type=int, default=10, help="checks of the honest submission")
+    parser.add_argument("--forged", type=int, default=3, help="checks of the forged submission")
+    parser.add_argument("--keep", type=Path, help="keep the logs and submissions here")
+    args = parser.parse_args()
+
+    from narrative_infill.analysis.submission.build import build_submission, write_submission
+    from narrative_infill.analysis.submission.verify import verify
+    from narrative_infill.local.server import LocalModelServer
+
+    scratch = args.keep or Path(tempfile.mkdtemp(prefix="regeneration-power-"))
+    with LocalModelServer() as server:
+        os.environ.update(server.environment())
+        started = time.perf_counter()
+        honest_logs(scratch / "honest")
+        forge_gold(scratch / "honest", scratch / "forged")
+        for name in ("honest", "forged"):
+            write_submission(build_submission([str(scratch / name)], "demo"), scratch / f"{name}.json")
+        print(f"logs and submissions in {time.perf_counter() - started:.0f} s ({scratch})", flush=True)
+        outcomes = {}
+        for name, repeats in (("honest", args.honest), ("forged", args.forged)):
+            failed = 0
+            for _ in range(repeats):
+                started = time.perf_counter()
+                result = verify(scratch / f"{name}.json", scratch / name, regenerate=args.k)
+                lines = [line for line in result.lines() if "re-generat" in line]
+                failed += any(line.startswith("FAILED") for line in lines)
+                print(
+                    f"{name}: {lines[0] if lines else result.lines()[-1]} ({time.perf_counter() - started:.0f} s)",
+                    flush=True,
+                )
+            outcomes[name] = (failed, repeats)
+    print(
+        f"k={args.k} false_alarms={outcomes['honest'][0]}/{outcomes['honest'][1]} "
+        f"detected={outcomes['forged'][0]}/{outcomes['forged'][1]}"
+    )
+
+
+if __name__ == "__main__":
+    main()
