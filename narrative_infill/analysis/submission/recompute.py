@@ -176,13 +176,13 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             answer = extract_answer(
                 full.output.completion, _problem(full), (full.metadata or {}).get("n")
             ).text
-            for name, score in (("metrics", metrics), ("judge", judged)):
-                if score is not None and (score.answer or "") != answer:
-                    findings.add(
-                        "logged answer is not the extraction of the raw output",
-                        where,
-                        f"{name} answer {score.answer!r}, extracted {answer!r}",
-                    )
+            logged = {n: s.answer for n, s in (("metrics", metrics), ("judge", judged)) if s is not None}
+            if any((text or "") != answer for text in logged.values()):
+                findings.add(
+                    "logged answer is not the extraction of the raw output",
+                    where,
+                    f"logged {logged}, extracted {answer!r}",
+                )
             cut = float(full.output.stop_reason == "max_tokens")
             if none_if_nan((metrics.value or {}).get("truncated")) != cut:
                 findings.add(
