@@ -22,7 +22,7 @@ from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sa
 from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
-from .protocol import generation, judge_options, track_problems, unscored_problem
+from .protocol import generation, scorer_options, track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
@@ -172,7 +172,7 @@ def log_provenance(runs: list[SettingLogs]) -> dict[str, Any]:
         "judges": sorted(judges),
         "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
         "judge_weighting": sorted(
-            {str(bool((judge_options(r.header) or {}).get("probability_weighted"))) for r in runs}
+            {str(bool((scorer_options(r.header, "judge") or {}).get("probability_weighted"))) for r in runs}
         ),
         "prompt_variants": sorted({str((r.header.eval.metadata or {}).get("prompt_variant")) for r in runs}),
         "generation_config": {r.setting: generation(r.header) for r in runs},

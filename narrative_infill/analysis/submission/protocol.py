@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...data.dataset import DEMO, HF_DATASET
+from ...extraction import DEFAULT_EXTRACTION
 
 RANKED_TRACKS = ("full", "10pct", "demo")
 CUSTOM_TRACK = "custom"
@@ -44,6 +45,7 @@ class Protocol:
     unit: None = None  # the record's own unit
     max_tokens_factor: float = 2.0
     cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
+    extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
     judge_variant: str = "paper"
     probability_weighted: bool = False
 
@@ -62,11 +64,17 @@ def generation(header) -> dict[str, Any]:
     return {**task, **model}
 
 
-def judge_options(header) -> dict[str, Any] | None:
+def scorer_options(header, name: str) -> dict[str, Any] | None:
+    """The options a log's scorer ``name`` (``metrics``, ``judge``) ran with; None if it did not run."""
     for scorer in header.eval.scorers or []:
-        if scorer.name.split("/")[-1] == "judge":
+        if scorer.name.split("/")[-1] == name:
             return scorer.options or {}
     return None
+
+
+def extraction_of(header, name: str = "metrics") -> str:
+    """The answer-extraction rule a log's scorer ran with."""
+    return (scorer_options(header, name) or {}).get("extraction", DEFAULT_EXTRACTION)
 
 
 def _dataset_problems(track: str, protocol: Protocol, spec, args: dict, name: str) -> list[str]:
@@ -120,6 +128,7 @@ def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> lis
         "system_role": args.get("system_role", metadata.get("system_role", False)),
         "unit": args.get("unit"),
     }
+    recorded["extraction"] = extraction_of(header)
     for field, value in recorded.items():
         expected = getattr(protocol, "prompt_variant" if field == "variant" else field)
         if value != expected:
@@ -154,7 +163,7 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
 
 
 def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[str]:
-    options = judge_options(header)
+    options = scorer_options(header, "judge")
     if options is None:
         return []
     problems = []

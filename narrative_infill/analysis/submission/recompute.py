@@ -131,16 +131,17 @@ def metrics_signature_of(run) -> str:
     return next((sig for s in run.samples if (sig := score_field(s, "metrics", "metrics_signature"))), "")
 
 
-def _backbones_for(signature: str, recheck: Recheck):
+def _backbones_for(signature: str, extraction: str, recheck: Recheck):
     from ...scorers.metrics.embedding import BackboneUnavailable
     from ...scorers.metrics.pairs import metrics_signature, resolve_backbones
+    from ...scorers.metrics.scorer import with_extraction
 
     try:
         backbones = resolve_backbones(backbone_of(signature))
     except BackboneUnavailable as err:
         recheck.unchecked.append(f"metrics not re-scored: backbones absent ({err})")
         return None
-    if metrics_signature(backbones) != signature:
+    if with_extraction(metrics_signature(backbones), extraction) != signature:
         recheck.unchecked.append(
             "metrics not re-scored: this machine's metric libraries or backbones differ from the logs' signature"
         )
@@ -152,10 +153,10 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     """Every sample of ``runs`` recomputed from its raw outputs; metrics re-scored on all of them,
     or on ``sample`` of them drawn from a seed picked now; each sample's prompt and cap checked
     against ``protocol`` (a ranked track's)."""
-    from .protocol import sample_protocol_problem
+    from .protocol import extraction_of, sample_protocol_problem
     from inspect_ai.log import read_eval_log_samples
 
-    from ...extraction import extract_answer
+    from ...extraction import extract_with
     from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
 
     recheck = Recheck()
@@ -165,6 +166,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     total = 0
     signature = None
     for run in runs:
+        rules = {name: extraction_of(run.header, name) for name in ("metrics", "judge")}
         for full in read_eval_log_samples(run.location, all_samples_required=False):
             total += 1
             where = f"{run.setting} {full.id} epoch {full.epoch}"
@@ -173,15 +175,17 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             metrics, judged = _scores(full)
             if full.error or metrics is None:
                 continue  # the protocol check names errored samples; nothing here to recompute
-            answer = extract_answer(
-                full.output.completion, _problem(full), (full.metadata or {}).get("n")
-            ).text
+            answers = {
+                name: extract_with(rule, full.output.completion, _problem(full)).text
+                for name, rule in rules.items()
+            }
+            answer = answers["metrics"]
             logged = {n: s.answer for n, s in (("metrics", metrics), ("judge", judged)) if s is not None}
-            if any((text or "") != answer for text in logged.values()):
+            if any((text or "") != answers[name] for name, text in logged.items()):
                 findings.add(
                     "logged answer is not the extraction of the raw output",
                     where,
-                    f"logged {logged}, extracted {answer!r}",
+                    f"logged {logged}, extracted {answers}",
                 )
             cut = float(full.output.stop_reason == "max_tokens")
             if none_if_nan((metrics.value or {}).get("truncated")) != cut:
@@ -206,7 +210,8 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
         "judge scores re-parsed from the graders' replies"
         + (", problems and golds compared with the data" if instances else "")
     )
-    backbones = _backbones_for(signature, recheck) if pending and signature else None
+    rule = extraction_of(runs[0].header)
+    backbones = _backbones_for(signature, rule, recheck) if pending and signature else None
     if backbones is not None:
         chosen = pending
         if sample is not None and sample < len(pending):

@@ -45,11 +45,13 @@ class Regeneration:
 
 def _task_for(run, backbone: str):
     from ...tasks.infill import infill_task
+    from .protocol import extraction_of
 
     spec = run.header.eval
     args = dict(spec.task_args or {})
     args.setdefault("data", (spec.metadata or {}).get("data", "hf"))
     args.pop("judge", None)
+    args.setdefault("extraction", extraction_of(run.header))
     args.update(backbone=backbone, judge=False)  # AtAvg is what is compared; no grader needed
     return infill_task(run.setting, **args)
 
