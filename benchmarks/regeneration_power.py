@@ -47,11 +47,15 @@ def forge_gold(source: Path, target: Path) -> None:
         golds = [str(sample.target) for sample in log.samples]
         scores = score_pairs(golds, golds, backbones)
         for sample, gold, fresh in zip(log.samples, golds, scores):
-            sample.output.choices[0].message.content = f"<ANSWER>{gold}</ANSWER>"
-            sample.output.stop_reason = "stop"
-            metrics = sample.scores["metrics"]
-            metrics.answer = gold
-            metrics.value.update(fresh.values, truncated=0.0)
+            reply = f"<ANSWER>{gold}</ANSWER>"
+            sample.output.choices[0].message.content = reply
+            sample.output.choices[0].stop_reason = "stop"
+            sample.output.completion = reply  # a stored field, not derived from the choice
+            if sample.messages and sample.messages[-1].role == "assistant":
+                sample.messages[-1].content = reply
+            for score in sample.scores.values():
+                score.answer = gold
+            sample.scores["metrics"].value.update(fresh.values, truncated=0.0)
         write_eval_log(log, str(path))
 
 

@@ -83,7 +83,10 @@ def test_verify_recomputes_every_claim_from_the_logs(submissions, logs, capsys):
     assert main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")]) == 0
     out = capsys.readouterr().out
     assert "every aggregate recomputed" in out and "48 samples' five metrics and AtAvg re-scored here" in out
-    assert "answers re-extracted from the raw outputs" in out and "problems and golds compared with the data" in out
+    assert (
+        "answers re-extracted from the raw outputs" in out
+        and "problems and golds compared with the data" in out
+    )
     assert "verified: every claim and every sample recomputed" in out
     record = json.loads((submissions / "alpha.json.verification.json").read_text())
     assert record["verified"] is True and not record["failures"] and not record["unchecked"]

@@ -18,10 +18,11 @@ from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
 
 from helpers import mock_output
-from test_submission import logs, submissions  # noqa: F401 (session fixtures: the honest logs)
+from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
 
 pytestmark = pytest.mark.heavy
 
+ANSWER = ANSWERS["alpha"]
 METRICS = ("atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1")
 
 
@@ -255,3 +256,36 @@ def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: 
         browser.close()
     assert not errors and hostile in models and hostile in cells
     print(f"browser test: {time.monotonic() - started:.1f} s")
+
+
+def _forge_gold():
+    """``benchmarks/regeneration_power.py``'s forgery: answers replaced by the gold, re-scored."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "regeneration_power.py"
+    spec = importlib.util.spec_from_file_location("regeneration_power", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.forge_gold
+
+
+def test_regeneration_passes_the_honest_and_fails_the_gold_copy(submissions, logs, tmp_path):  # noqa: F811
+    from narrative_infill.analysis.submission.verify import verify
+
+    alpha = get_model(
+        "mockllm/alpha",
+        custom_outputs=lambda m, t, c, g: mock_output(f"<ANSWER>{ANSWER}</ANSWER>"),
+        memoize=False,
+    )
+    honest = verify(submissions / "alpha.json", logs / "alpha", regenerate=8, model=alpha)
+    assert honest.passed and any(
+        c.startswith("re-generation consistent: 16 instances") for c in honest.checks
+    )
+    _forge_gold()(logs / "alpha", tmp_path / "forged")
+    path = resubmitted(tmp_path / "forged", tmp_path / "forged.json")
+    itself = verify(path, tmp_path / "forged")
+    assert itself.passed, itself.failures  # consistent with itself in every check a file allows
+    forged = verify(path, tmp_path / "forged", regenerate=8, model=alpha)
+    assert not forged.passed
+    assert "re-generation: the submitted scores are higher than the model reproduces" in forged.failures[0]

@@ -58,8 +58,10 @@ def _task_for(run, backbone: str):
 
 def _regenerated_atavg(run, ids: list[str], model: str, backbone: str) -> dict[str, float]:
     from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import read_eval_log_samples
 
     config = run.header.eval.model_generate_config.model_dump(exclude_none=True)
+    out = {}
     with tempfile.TemporaryDirectory(prefix="narrative-infill-regenerate-") as scratch:
         (log,) = inspect_eval(
             _task_for(run, backbone),
@@ -69,14 +71,13 @@ def _regenerated_atavg(run, ids: list[str], model: str, backbone: str) -> dict[s
             display="none",
             **config,
         )
-    if log.status != "success":
-        raise RegenerationError(f"re-generation of {run.setting} ended {log.status}: {log.error}")
-    out = {}
-    for sample in log.samples or []:
-        value = (sample.scores or {}).get("metrics")
-        atavg = none_if_nan((value.value or {}).get("atavg")) if value else None
-        if atavg is not None:
-            out[str(sample.id)] = atavg
+        if log.status != "success":
+            raise RegenerationError(f"re-generation of {run.setting} ended {log.status}: {log.error}")
+        for sample in read_eval_log_samples(log.location):  # read before the folder goes
+            value = (sample.scores or {}).get("metrics")
+            atavg = none_if_nan((value.value or {}).get("atavg")) if value else None
+            if atavg is not None:
+                out[str(sample.id)] = atavg
     return out
 
 
@@ -89,12 +90,12 @@ def wilcoxon_greater(differences: list[float]) -> float:
     return float(wilcoxon(differences, alternative="greater").pvalue)
 
 
-def regenerate(document: dict, runs: list, model: str, k: int, alpha: float = ALPHA) -> Regeneration:
-    """Draw ``k`` instances per setting, generate them again with ``model``, and test the
-    submission's per-instance AtAvg on them against the regenerated one."""
+def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) -> Regeneration:
+    """Draw ``k`` instances per setting, generate them again with ``model`` (a name or an Inspect
+    ``Model``), and test the submission's per-instance AtAvg on them against the regenerated one."""
     from .recompute import backbone_of, metrics_signature_of
 
-    result = Regeneration(seed=secrets.randbits(32), model=model)
+    result = Regeneration(seed=secrets.randbits(32), model=str(model))
     rng = random.Random(result.seed)
     if model != document["model"]["id"]:
         result.warnings.append(
@@ -124,7 +125,7 @@ def regenerate(document: dict, runs: list, model: str, k: int, alpha: float = AL
     result.p_value = wilcoxon_greater(differences)
     result.submitted, result.regenerated = fmean(submitted_all), fmean(regenerated_all)
     summary = (
-        f"{len(differences)} instances re-generated with {model} (seed {result.seed}): submitted AtAvg "
+        f"{len(differences)} instances re-generated with {result.model} (seed {result.seed}): submitted AtAvg "
         f"{result.submitted:.4f}, re-generated {result.regenerated:.4f}; one-sided Wilcoxon signed-rank "
         f"p = {result.p_value:.3g} (fails below {alpha:g})"
     )
