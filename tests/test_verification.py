@@ -17,7 +17,7 @@ from narrative_infill.analysis.submission.build import build_submission, content
 from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
 
-from helpers import mock_output
+from helpers import chromium, mock_output
 from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
 
 pytestmark = pytest.mark.heavy
@@ -241,8 +241,7 @@ def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: 
     assert "<" not in script
     started = time.monotonic()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])  # fmt: skip
+        browser = chromium(playwright)
         page = browser.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
