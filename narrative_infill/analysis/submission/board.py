@@ -33,7 +33,7 @@ from ...definitions import (
 )
 from .build import content_hash, file_sha256
 from .protocol import RANKED_TRACKS
-from .recompute import backbone_of
+from .recompute import logged_backbones
 from .verify import Verification, load_document, schema_problems, self_consistency, verify
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -210,7 +210,7 @@ def left_sentence(instance) -> str:
 def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The empty-answer and left-sentence baselines for each (track, metric signature) on the
     board, scored here with that signature's backbones; unavailable ones say why."""
-    from ...scorers.metrics.pairs import resolve_backbones, score_pairs
+    from ...scorers.metrics.pairs import score_pairs
 
     out = []
     for track, signature in sorted({(r["track"], r["signature"]) for r in rows if not r["baseline"]}):
@@ -226,7 +226,7 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                    "badge": "baseline", "verified": False, "baseline": True, "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
             try:
                 instances = _track_instances(track)
-                backbones = resolve_backbones(backbone_of(signature))
+                backbones = logged_backbones(signature)
                 scores = [
                     p.values["atavg"]
                     for p in score_pairs(

@@ -119,9 +119,40 @@ def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
     return {i.sample_id: i for i in loaded.instances}
 
 
+def _named_backbones(signature: str):
+    from ...scorers.metrics.embedding import BackboneUnavailable
+    from ...scorers.metrics.signature import BackboneSignature
+
+    named = BackboneSignature.parse(signature)
+    if named is None:
+        raise BackboneUnavailable(f"the logs' metrics signature names no backbones: {signature!r}")
+    return named
+
+
 def backbone_of(signature: str) -> str:
-    """The ``backbone`` option that scores with the backbones a metric signature names."""
-    return "minilm" if "MiniLM" in signature else "paper"
+    """The task's ``backbone`` option that scores with the backbones a metric signature names
+    (parsed, never guessed from a substring): the packaged MiniLM, else the paper's."""
+    from ...scorers.metrics.signature import MINILM_DISPLAY
+
+    named = _named_backbones(signature)
+    return "minilm" if named.bertscore_model == named.semf1_model == MINILM_DISPLAY else "paper"
+
+
+def logged_backbones(claimed: str):
+    """The backbones a logged metrics signature names, as this machine loads them: the packaged
+    MiniLM, else the paper's or the named models (``paper`` refuses models that are not here
+    rather than download them)."""
+    from ...scorers.metrics.embedding import minilm_path
+    from ...scorers.metrics.pairs import resolve_backbones
+    from ...scorers.metrics.signature import local_model
+
+    named = _named_backbones(claimed)
+    return resolve_backbones(
+        backbone_of(claimed),
+        bertscore_model=local_model(named.bertscore_model, minilm_path()),
+        bertscore_layer=named.bertscore_layer,
+        semf1_model=local_model(named.semf1_model, minilm_path()),
+    )
 
 
 def metrics_signature_of(run) -> str:
@@ -133,11 +164,11 @@ def metrics_signature_of(run) -> str:
 
 def _backbones_for(signature: str, extraction: str, recheck: Recheck):
     from ...scorers.metrics.embedding import BackboneUnavailable
-    from ...scorers.metrics.pairs import metrics_signature, resolve_backbones
+    from ...scorers.metrics.pairs import metrics_signature
     from ...scorers.metrics.scorer import with_extraction
 
     try:
-        backbones = resolve_backbones(backbone_of(signature))
+        backbones = logged_backbones(signature)
     except BackboneUnavailable as err:
         recheck.unchecked.append(f"metrics not re-scored: backbones absent ({err})")
         return None
