@@ -1,0 +1,34 @@
+"""Re-generation on the real local model (issue 27): SmolLM2 behind llama-cpp-python's server,
+an honest demo submission passes ``verify --regenerate`` and its gold-copy forgery fails.
+
+The honest check is a test at level 0.01: it fails by chance about once in a hundred runs
+(``benchmarks/regeneration_power.py`` measures that rate over repeated checks)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.local_server
+
+
+def test_honest_passes_and_the_gold_copy_fails_on_smollm2(tmp_path):
+    script = Path(__file__).parents[1] / "benchmarks" / "regeneration_power.py"
+    command = [
+        sys.executable,
+        str(script),
+        "--k",
+        "12",
+        "--honest",
+        "1",
+        "--forged",
+        "1",
+        "--keep",
+        str(tmp_path),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "k=12 false_alarms=0/1 detected=1/1" in done.stdout, done.stdout
