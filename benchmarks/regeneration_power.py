@@ -89,7 +89,8 @@ def main() -> None:
                 lines = [line for line in result.lines() if "re-generat" in line]
                 failed += any(line.startswith("FAILED") for line in lines)
                 print(
-                    f"{name}: {lines[0] if lines else result.lines()[-1]} ({time.perf_counter() - started:.0f} s)",
+                    f"{name}: {lines[0] if lines else result.lines()[-1]} "
+                    f"({time.perf_counter() - started:.0f} s)",
                     flush=True,
                 )
             outcomes[name] = (failed, repeats)

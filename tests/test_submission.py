@@ -9,6 +9,7 @@ import time
 import zipfile
 
 import pytest
+from helpers import chromium, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
@@ -16,8 +17,6 @@ from narrative_infill.analysis.submission.build import content_hash
 from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
 from narrative_infill.tasks.infill import TASK_VERSION
-
-from helpers import chromium, mock_output
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 

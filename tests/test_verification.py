@@ -9,16 +9,15 @@ import shutil
 import time
 
 import pytest
+from helpers import chromium, mock_output
 from inspect_ai import eval
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
+from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
 
 from narrative_infill.analysis.submission.build import build_submission, content_hash, write_submission
 from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
-
-from helpers import chromium, mock_output
-from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
 
 pytestmark = pytest.mark.heavy
 

@@ -120,7 +120,8 @@ def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> lis
         )
     if float(args.get("max_tokens_factor", protocol.max_tokens_factor)) != protocol.max_tokens_factor:
         problems.append(
-            f"{name}: max_tokens_factor: {args['max_tokens_factor']}, the protocol has {protocol.max_tokens_factor}"
+            f"{name}: max_tokens_factor: {args['max_tokens_factor']}, "
+            f"the protocol has {protocol.max_tokens_factor}"
         )
     metadata = header.eval.metadata or {}
     recorded = {
@@ -172,7 +173,8 @@ def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[s
         problems.append(f"{name}: judge_variant: {variant!r}, the protocol has {protocol.judge_variant!r}")
     if bool(options.get("probability_weighted", False)) != protocol.probability_weighted:
         problems.append(
-            f"{name}: judge probability_weighted: {options.get('probability_weighted')!r}, the protocol has no weighting"
+            f"{name}: judge probability_weighted: {options.get('probability_weighted')!r}, "
+            "the protocol has no weighting"
         )
     return problems
 
@@ -251,7 +253,8 @@ def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -
                 unchecked_hub, published = True, _published_ids(track, unchecked)
             if track != "demo" and published is not None and expected != published:
                 problems.append(
-                    f"{name}: instances: the log's {len(expected)} ids are not the {track} track's {len(published)}"
+                    f"{name}: instances: the log's {len(expected)} ids are not "
+                    f"the {track} track's {len(published)}"
                 )
             if protocol.instances is not None and len(expected) != protocol.instances:
                 problems.append(
@@ -264,6 +267,7 @@ def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -
         seen = {str(s.id) for s in run.samples}
         if seen != expected or len(run.samples) != len(expected) * epochs:
             problems.append(
-                f"{name}: {len(seen)} of the track's {len(expected)} instances ({len(run.samples)} samples, {epochs} epoch(s))"
+                f"{name}: {len(seen)} of the track's {len(expected)} instances "
+                f"({len(run.samples)} samples, {epochs} epoch(s))"
             )
     return problems

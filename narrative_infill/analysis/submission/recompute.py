@@ -174,7 +174,8 @@ def _backbones_for(signature: str, extraction: str, recheck: Recheck):
         return None
     if with_extraction(metrics_signature(backbones), extraction) != signature:
         recheck.unchecked.append(
-            "metrics not re-scored: this machine's metric libraries or backbones differ from the logs' signature"
+            "metrics not re-scored: this machine's metric libraries or backbones differ "
+            "from the logs' signature"
         )
         return None
     return backbones
@@ -184,11 +185,11 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     """Every sample of ``runs`` recomputed from its raw outputs; metrics re-scored on all of them,
     or on ``sample`` of them drawn from a seed picked now; each sample's prompt and cap checked
     against ``protocol`` (a ranked track's)."""
-    from .protocol import extraction_of, sample_protocol_problem
     from inspect_ai.log import read_eval_log_samples
 
     from ...extraction import extract_with
     from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
+    from .protocol import extraction_of, sample_protocol_problem
 
     recheck = Recheck()
     findings = _Findings()
@@ -237,7 +238,8 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             gold = instance.gold_answer if instance is not None else str(full.target)
             pending.append((where, answer, gold, metrics.value or {}))
     recheck.checks.append(
-        f"{total} samples re-read: answers re-extracted from the raw outputs, truncation from the stop reason, "
+        f"{total} samples re-read: answers re-extracted from the raw outputs, "
+        "truncation from the stop reason, "
         "judge scores re-parsed from the graders' replies"
         + (", problems and golds compared with the data" if instances else "")
     )

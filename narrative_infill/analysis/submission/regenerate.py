@@ -125,7 +125,8 @@ def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) 
     result.p_value = wilcoxon_greater(differences)
     result.submitted, result.regenerated = fmean(submitted_all), fmean(regenerated_all)
     summary = (
-        f"{len(differences)} instances re-generated with {result.model} (seed {result.seed}): submitted AtAvg "
+        f"{len(differences)} instances re-generated with {result.model} (seed {result.seed}): "
+        "submitted AtAvg "
         f"{result.submitted:.4f}, re-generated {result.regenerated:.4f}; one-sided Wilcoxon signed-rank "
         f"p = {result.p_value:.3g} (fails below {alpha:g})"
     )

@@ -40,8 +40,8 @@ from .build import (
     setting_claims,
     submission_rows,
 )  # fmt: skip
-from .recompute import recheck_runs
 from .protocol import PROTOCOLS, TRACKS, track_problems, unscored_problem
+from .recompute import recheck_runs
 
 TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
