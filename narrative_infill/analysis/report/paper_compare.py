@@ -274,19 +274,24 @@ def compare_with_paper(frame: pd.DataFrame) -> Comparison:
         ["table", "quantity", "scoring", "setting"]
     )
     headline = agreement[agreement["table"].isin(["table3", "table5"]) & (agreement["quantity"] == ATAVG)]
-    comparison.tables["paper_tau_atavg"] = headline.pivot_table(
+    tau = headline.pivot_table(
         index=["table", "setting"],
         columns="scoring",
         values=["kendall_tau", "tau_low", "tau_high"],
         sort=False,
     )
+    tau = tau.reorder_levels([1, 0], axis=1).sort_index(axis=1, level=0, sort_remaining=False)
+    tau.columns = [f"{stat.replace('kendall_', '')} {scoring}" for scoring, stat in tau.columns]
+    comparison.tables["paper_tau_atavg"] = tau
     metrics = agreement[
         agreement["table"].isin(["table10_11", "table12"]) & agreement["quantity"].isin(METRIC_NAMES)
     ]
     if not metrics.empty:
-        comparison.tables["paper_tau_by_metric"] = metrics.pivot_table(
+        by_metric = metrics.pivot_table(
             index="setting", columns=["quantity", "scoring"], values="kendall_tau", sort=False
         )
+        by_metric.columns = [f"{quantity} {scoring}" for quantity, scoring in by_metric.columns]
+        comparison.tables["paper_tau_by_metric"] = by_metric
     if comparison.missing:
         comparison.tables["paper_missing"] = pd.DataFrame(comparison.missing).set_index(
             ["table", "setting", "paper_model"]
