@@ -273,7 +273,7 @@ def import_generations(
             f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents"
         )
     groups = _groups(read_generations(files))
-    with atomic_dir(target) as folder:
+    with atomic_dir(target, "import", files) as folder:
         tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
         logs = inspect_eval(tasks, log_dir=str(folder), display="none", score=False, max_tasks=max_tasks)
         failed = [

@@ -8,11 +8,16 @@ import pandas as pd
 
 from ...definitions import PARADIGMS, high_label, is_high
 from ...definitions import TELER_LEVELS as LEVELS
+from .coverage import MARK, MARK_NOTE
 from .document import Absent, has_columns
 
 
-def figure2(frame: pd.DataFrame, out: Path, high_inclusive: bool) -> tuple[pd.DataFrame, Path] | Absent:
-    """(the figure's table, its PNG in ``out``), or why it cannot be drawn."""
+def figure2(
+    frame: pd.DataFrame, out: Path, high_inclusive: bool, low: dict[str, set[tuple[str, str]]] | None = None
+) -> tuple[pd.DataFrame, Path] | Absent:
+    """(the figure's table, its PNG in ``out``), or why it cannot be drawn. A model row with a judged
+    cell under the coverage threshold (``low``, from ``coverage.low_coverage``) is marked in its label."""
+    low = low or {}
     if not has_columns(frame, ("qavg",)):
         return Absent("no judge scores in the logs")
     kind = frame["setting"].map(
@@ -20,7 +25,7 @@ def figure2(frame: pd.DataFrame, out: Path, high_inclusive: bool) -> tuple[pd.Da
     )
     high = is_high(frame["qavg"], high_inclusive)
     table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
-             .groupby(["model", "kind"])["high"].mean().unstack("kind") * 100)  # fmt: skip
+             .groupby(["row", "kind"])["high"].mean().unstack("kind").rename_axis("model") * 100)  # fmt: skip
     if table.empty:
         return Absent("no judged TELeR or reasoning runs")
     import matplotlib
@@ -28,7 +33,11 @@ def figure2(frame: pd.DataFrame, out: Path, high_inclusive: bool) -> tuple[pd.Da
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    axes = table.plot.bar(figsize=(max(6, len(table) * 0.6), 4))
+    short = {model for model, setting in low.get("judge", ()) if setting in LEVELS + PARADIGMS}
+    shown = table.rename(index=lambda model: f"{model} {MARK}" if model in short else model)
+    axes = shown.plot.bar(figsize=(max(6, len(table) * 0.6), 4))
+    if short:
+        axes.set_xlabel(f"model ({MARK_NOTE})")
     axes.set_ylabel(f"High% ({high_label(high_inclusive)})")
     axes.set_title("High-quality completions by model: instruction vs reasoning prompting")
     plt.tight_layout()

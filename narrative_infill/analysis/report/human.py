@@ -10,6 +10,12 @@ import pandas as pd
 from ...definitions import DIMENSIONS, NarrativeInfillError
 from .document import Absent, Table
 
+#: How Table 2 meets epochs, said in report.md when the logs have more than one.
+EPOCH_JOIN_NOTE = (
+    "Table 2 joins each rating with the judgement of the same (sample, epoch); ratings without an "
+    "epoch column are of epoch 1, the answer `annotate` shows."
+)
+
 
 class HumanRatingsError(NarrativeInfillError, ValueError):
     """A human-ratings CSV that cannot be used, naming the file, row and column."""
@@ -36,7 +42,15 @@ def read_human_ratings(path: str) -> pd.DataFrame:
                 raise HumanRatingsError(
                     f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}"
                 )
-    keys = [c for c in ("model", "setting", "sample_id", "annotator") if c in human.columns]
+    if "epoch" in human.columns:
+        for index, value in human["epoch"].items():
+            number = pd.to_numeric(value, errors="coerce")
+            if pd.isna(number) or number != int(number) or number < 1:
+                raise HumanRatingsError(
+                    f"{path}, row {index + 1}: 'epoch' must be an integer from 1, got {value!r}"
+                )
+        human["epoch"] = pd.to_numeric(human["epoch"]).astype(int)
+    keys = [c for c in ("model", "setting", "sample_id", "epoch", "annotator") if c in human.columns]
     repeated = human.duplicated(keys, keep="first")
     if repeated.any():
         number = int(repeated.idxmax()) + 1
@@ -54,13 +68,19 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Tab
 
     human = read_human_ratings(human_csv)
     annotators = sorted(human["annotator"].unique())
-    keys = [c for c in ("model", "setting") if c in human.columns] + ["sample_id"]
+    keys = [c for c in ("model", "setting") if c in human.columns] + ["sample_id", "epoch"]
+    # Joined per (sample, epoch): a rating is of one answer (EPOCH_JOIN_NOTE).
+    if "epoch" not in human.columns:
+        human = human.assign(epoch=1)
     judged = frame.drop(columns=["sample_id"], errors="ignore").rename(columns={"id": "sample_id"})
     judged["sample_id"] = judged["sample_id"].astype(str)
     if has_judge and judged.duplicated(keys).any():
+        repeated = judged[judged.duplicated(keys, keep=False)].iloc[0]
         return Absent(
-            "sample ids repeat across models or settings in these logs: give the ratings 'model' and 'setting' columns"
-        )
+            f"sample {repeated['sample_id']} (epoch {repeated['epoch']}) is in more than one run of these logs: "
+            + ("give the ratings 'model' and 'setting' columns"
+               if len(keys) < 4 else "report each run's logs on their own with the ratings of that run")
+        )  # fmt: skip
     judged = judged.set_index(keys)
     wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
     rows = []

@@ -1,12 +1,13 @@
 """Logs -> one pandas frame: a row per sample with its model, setting, metadata and scores.
 
-Each run counts once. Logs are grouped by run (task, model, task arguments and metadata,
-generation seed, model roles); of a run's successful logs the one with the most samples (the
+Each run counts once. Logs are grouped by run (``cells.describe``: task, model, task arguments
+and metadata, decoding config and seed, epochs, model roles); of a run's successful logs the one with the most samples (the
 latest among equals) is read and every other log of it is set aside: the error log that
 ``inspect eval-retry`` completed, an earlier attempt, an interrupted eval-set task, a
 ``--limit`` trial. A run without a successful log is listed as absent with its
-sample counts. Of each scorer, the newest scores are read (``inspect score --action append``
-adds ``metrics1``, ``metrics2``...). Runs scored with different metric signatures or judge
+sample counts. Of each scorer, each log's newest scores are read (``inspect score --action
+append`` adds ``metrics1``, ``metrics2``... to the logs it rescored, and to those only). Errored
+samples stay in the frame, flagged, for the coverage table. Runs scored with different metric signatures or judge
 models are refused together: their numbers must not be averaged.
 
 Reads through ``inspect_ai.analysis`` (``samples_df`` joined with ``evals_df``); dict-valued
@@ -26,6 +27,7 @@ import pandas as pd
 
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from .cells import label_runs, run_identity
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
 
@@ -81,7 +83,7 @@ def scorings_field(summary) -> str:
     return json.dumps(found)
 
 
-def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
+def _expand(column: pd.Series, keys: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Dict-valued score column (JSON text in the dataframe) -> one float column per key."""
 
     def parse(value):
@@ -92,10 +94,10 @@ def _expand(frame: pd.DataFrame, column: str, keys: tuple[str, ...] | None = Non
                 return {}
         return value if isinstance(value, dict) else {}
 
-    parsed = frame[column].map(parse)
+    parsed = column.map(parse)
     names = keys or sorted({key for value in parsed for key in value})
     return pd.DataFrame(
-        {name: parsed.map(lambda v, n=name: _float(v.get(n))) for name in names}, index=frame.index
+        {name: parsed.map(lambda v, n=name: _float(v.get(n))) for name in names}, index=column.index
     )
 
 
@@ -105,16 +107,6 @@ def _float(value) -> float:
     except (TypeError, ValueError):
         return math.nan
     return result
-
-
-def _run_key(header) -> tuple:
-    spec = header.eval
-    roles = {role: config.model for role, config in (spec.model_roles or {}).items()}
-    return (
-        spec.task, spec.model, json.dumps(spec.task_args or {}, sort_keys=True, default=str),
-        json.dumps(spec.metadata or {}, sort_keys=True, default=str), spec.model_generate_config.seed,
-        json.dumps(roles, sort_keys=True),
-    )  # fmt: skip
 
 
 def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
@@ -130,7 +122,9 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
     for location in locations:
         header = read_eval_log(location, header_only=True)
         samples = header.results.completed_samples if header.results else 0
-        runs[_run_key(header)].append(((samples, header.eval.created), location, header))
+        runs[(header.eval.task, header.eval.model, run_identity(header))].append(
+            ((samples, header.eval.created), location, header)
+        )
     selected, absent, set_aside = [], {}, 0
     for key, logs in runs.items():
         logs.sort(key=lambda item: item[0])
@@ -170,9 +164,40 @@ def _check_comparable(frame: pd.DataFrame) -> None:
             )
 
 
+def answer_empty(summary, scorer: str) -> bool | None:
+    """Whether the sample's newest ``scorer`` score judged an empty extraction (None: not scored)."""
+    score = newest_score(summary, scorer)
+    return None if score is None else not str(score.answer or "").strip()
+
+
+def model_name(model: str) -> str:
+    """The model a log names, imported generations (``replay/``) under their own name."""
+    return re.sub(r"^replay/", "", str(model))
+
+
+def _newest_per_log(frame: pd.DataFrame, scorer: str) -> pd.Series | None:
+    """Each log's newest scores of ``scorer``: the newest ``metrics<N>`` is chosen per log, so
+    rescoring one log (``inspect score --action append``) leaves the others' scores in place."""
+    pattern = _SCORER_KEY[scorer]
+    found = sorted(
+        (int(m.group(1) or 0), column)
+        for column in frame.columns
+        if column.startswith("score_") and (m := pattern.match(column.removeprefix("score_")))
+    )
+    if not found:
+        return None
+    chosen = pd.Series(None, index=frame.index, dtype=object)
+    for _, column in found:  # oldest first: where a log has a newer scoring, it replaces the older
+        present = frame[column].notna().groupby(frame["eval_id"]).transform("any")
+        chosen = chosen.where(~present, frame[column])
+    return chosen
+
+
 def load_samples(paths: list[str]) -> LoadedLogs:
-    """One row per scored sample of each run's latest successful log."""
+    """One row per sample of each run's latest successful log, errored and unscored ones included
+    (``errored``; their scores NaN): the coverage table counts them, no mean does."""
     from inspect_ai.analysis import SampleColumn, SampleSummary, evals_df, samples_df
+    from inspect_ai.log import read_eval_log
 
     selected, absent, notes = select_logs(paths)
     if not selected:
@@ -184,27 +209,48 @@ def load_samples(paths: list[str]) -> LoadedLogs:
     columns = [*SampleSummary,
                SampleColumn("metrics_signature", path=partial(score_field, scorer="metrics", name="metrics_signature"), full=False),
                SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False),
-               SampleColumn("metrics_scorings", path=scorings_field, full=False)]  # fmt: skip
+               SampleColumn("metrics_scorings", path=scorings_field, full=False),
+               SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False)]  # fmt: skip
     samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [
         setting_name(_metadata(metadata), name)
         for metadata, name in zip(evals["metadata"], evals["task_name"])
     ]
-    frame = samples.merge(evals[["eval_id", "model", "task_name", "setting"]], on="eval_id", how="left")
-    frame["model"] = frame["model"].astype(str).str.replace(r"^replay/", "", regex=True)
-    errored = frame["error"].notna() & (frame["error"].astype(str) != "") if "error" in frame else None
-    if errored is not None and errored.any():
-        notes.append(f"{int(errored.sum())} sample(s) ended in an error and are left out.")
-        frame = frame[~errored]
+    headers = {location: read_eval_log(location, header_only=True) for location in selected}
+    labels = label_runs(headers, lambda header: model_name(header.eval.model))
+    notes += labels.notes
+    by_id = {header.eval.eval_id: location for location, header in headers.items()}
+    evals["row"] = evals["eval_id"].map(lambda eval_id: labels.row[by_id[eval_id]])
+    evals["replicates"] = evals["eval_id"].map(lambda eval_id: labels.replicates[by_id[eval_id]])
+    evals["run_samples"] = evals["eval_id"].map(lambda eval_id: _run_samples(headers[by_id[eval_id]]))
+    frame = samples.merge(
+        evals[["eval_id", "model", "task_name", "setting", "row", "replicates", "run_samples"]],
+        on="eval_id",
+        how="left",
+    )
+    frame["model"] = frame["model"].map(model_name)
+    frame["errored"] = (
+        frame["error"].notna() & (frame["error"].astype(str) != "") if "error" in frame else False
+    )
+    if frame["errored"].any():
+        notes.append(
+            f"{int(frame['errored'].sum())} sample(s) ended in an error: the coverage table counts them; "
+            "no table averages them."
+        )
     _check_comparable(frame)
     for scorer, keys in (("metrics", (*METRICS, "atavg")), ("judge", None)):
-        column = newest_score_key(
-            [c.removeprefix("score_") for c in frame.columns if c.startswith("score_")], scorer
-        )
-        if column:
-            frame = frame.join(_expand(frame, f"score_{column}", keys))
+        chosen = _newest_per_log(frame, scorer)
+        if chosen is not None:
+            frame = frame.join(_expand(chosen, keys))
     return LoadedLogs(frame, absent, notes)
+
+
+def _run_samples(header) -> int:
+    """How many samples the run had: every sample of its dataset in every epoch."""
+    spec = header.eval
+    planned = (spec.dataset.samples or 0) * (spec.config.epochs or 1)
+    return max(planned, header.results.total_samples if header.results else 0)
 
 
 def _metadata(metadata) -> dict | None:

@@ -1,14 +1,17 @@
 """Writes the report folder: ``report.md``, one CSV per table, and the figures.
 
 The folder is built beside its target and moved into place only when the whole report has
-been computed: a report that fails leaves the previous one intact.
+been computed: a report that fails leaves the previous one intact. The target is checked before
+any work: it may not be, hold or sit inside an input, nor be a folder this command did not write
+(``data.atomic``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...data.atomic import atomic_dir
+from ...data.atomic import atomic_dir, check_output_dir
+from .coverage import COVERAGE_TABLE, MARK_NOTE, low_coverage, marked
 from .document import Absent, Report
 from .figures import figure2
 from .load import load_samples
@@ -28,6 +31,8 @@ def write_report(
     human_csv: str | None = None,
     compare_paper: bool = False,
 ) -> Report:
+    inputs = [*paths, *([human_csv] if human_csv else [])]
+    check_output_dir(out, "report", inputs)
     loaded = load_samples(paths)
     frame = loaded.frame
     report = build_report(frame, high_inclusive, human_csv)
@@ -35,18 +40,22 @@ def write_report(
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = loaded.notes + report.notes
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}
-    with atomic_dir(out) as folder:
-        figure = figure2(frame, folder, high_inclusive)
+    low = low_coverage(report.tables.get(COVERAGE_TABLE))
+    with atomic_dir(out, "report", inputs) as folder:
+        figure = figure2(frame, folder, high_inclusive, low)
         if isinstance(figure, Absent):
             report.absent["figure2_high_by_model"] = figure.reason
         else:
             report.tables["figure2_high_by_model"], report.figures["figure2_high_by_model"] = figure
-        lines = ["# Narrative infilling report", "", f"{len(frame)} samples from {frame['eval_id'].nunique()} logs; "
-                 f"models: {', '.join(sorted(frame['model'].unique()))}.", ""]  # fmt: skip
-        lines += [f"- {note}" for note in report.notes]
+        summary = (
+            f"{len(frame)} samples from {frame['eval_id'].nunique()} logs ({int(frame['errored'].sum())} "
+            f"errored); models: {', '.join(sorted(frame['model'].unique()))}."
+        )
+        lines = ["# Narrative infilling report", "", summary, ""]
+        lines += [f"- {note}" for note in report.notes + ([MARK_NOTE] if any(low.values()) else [])]
         for name, table in report.tables.items():
             table.to_csv(folder / f"{name}.csv")
-            lines += ["", f"## {name}", "", table.round(3).to_markdown()]
+            lines += ["", f"## {name}", "", marked(table, low).to_markdown()]
         for name, path in report.figures.items():
             lines += ["", f"![{name}]({path.name})"]
         if compare_paper:

@@ -8,7 +8,11 @@ listed in ``report.md`` as absent, with the reason; it is never an empty file.
 Conventions, each as in the paper unless said:
 * AtAvg is the mean of the five metrics per sample, QAvg the mean of the five judge
   dimensions per sample; a cell is the mean over the cell's samples.
-* The "Overall" row is the mean over models of the model means (each model counts once).
+* A cell holds one run (``cells.py``): a model's runs that differ (prompt variant, data, decoding,
+  epochs...) are rows of their own, labelled by what differs. The "Overall" row is the mean
+  over rows of the row means (each row counts once).
+* Coverage (``coverage.py``): per cell, the run's samples, the errored, unscored and empty ones;
+  a value whose scorer covers under 95% of its cell is marked in report.md and the figure.
 * High% = share of judged samples with QAvg > 4 (``--high-inclusive``: >= 4, the authors'
   scripts); Low% = share with QAvg < 2.
 * Narrative length buckets (Table 8): short <= 5 sentences, medium 6-15, long > 15.
@@ -30,8 +34,9 @@ import pandas as pd
 from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low
 from ...definitions import TELER_LEVELS as LEVELS
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from .coverage import coverage_tables
 from .document import Absent, Report, Table, has_columns
-from .human import human_agreement
+from .human import EPOCH_JOIN_NOTE, human_agreement
 
 CONTAMINATION_TABLE = f"contamination_rouge1_ge_{CONTAMINATION_ROUGE:g}"
 NO_JUDGE = "no judge scores in the logs"
@@ -39,7 +44,8 @@ NO_JUDGE = "no judge scores in the logs"
 
 def _pivot(frame: pd.DataFrame, value: str, columns: str, order: tuple[str, ...]) -> pd.DataFrame:
     present = [c for c in order if c in set(frame[columns])]
-    table = frame.pivot_table(index="model", columns=columns, values=value, aggfunc="mean")[present]
+    table = frame.pivot_table(index="model", columns=columns, values=value, aggfunc="mean", dropna=False)
+    table = table.reindex(columns=present)  # a setting none of whose samples was scored stays, empty
     table.loc["Overall"] = table.mean(axis=0)
     return table
 
@@ -47,6 +53,10 @@ def _pivot(frame: pd.DataFrame, value: str, columns: str, order: tuple[str, ...]
 def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: str | None = None) -> Report:
     """Every table, in the order ``report.md`` lists them, each present or absent with its reason."""
     report = Report()
+    logged = frame  # models as the logs name them: Table 2 joins ratings on them
+    frame = frame.assign(
+        model=frame["row"]
+    )  # one run per cell: a model's differing runs are rows of their own
     has_metrics = has_columns(frame, ("atavg",))
     has_judge = has_columns(frame, ("qavg",))
     if not has_judge:
@@ -58,8 +68,11 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
             "No automatic-metric scores in these logs: AtAvg columns are absent (run narrative_infill/metrics)."
         )
     if has_judge:
-        frame = frame.assign(high=is_high(frame["qavg"], high_inclusive), low=is_low(frame["qavg"]))
-        frame.loc[frame["qavg"].isna(), ["high", "low"]] = math.nan
+        judged = frame["qavg"].notna()  # an unjudged sample is neither high nor low: left out
+        frame = frame.assign(
+            high=is_high(frame["qavg"], high_inclusive).astype(float).where(judged),
+            low=is_low(frame["qavg"]).astype(float).where(judged),
+        )
     teler = frame[frame["setting"].isin(LEVELS)]
     reasoning = frame[frame["setting"].isin(PARADIGMS)]
     report.add("table3_model_by_level", _by_setting(teler, LEVELS, "TELeR-level", has_metrics, has_judge))
@@ -91,10 +104,14 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     )
     report.add(
         "table2_human_agreement",
-        human_agreement(frame, human_csv, has_judge)
+        human_agreement(logged, human_csv, has_judge)
         if human_csv
         else Absent("no --human CSV of human ratings given"),
     )
+    if human_csv and frame["epoch"].max() > 1:
+        report.notes.append(EPOCH_JOIN_NOTE)
+    for name, table in coverage_tables(frame).items():
+        report.add(name, table)
     return report
 
 
@@ -223,8 +240,10 @@ def _correlations(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | Ab
 
 def _seed_robustness(frame: pd.DataFrame) -> Table:
     """Table 13: QAvg mean and SD over the repeated runs (epochs or logs) of each model and setting."""
-    runs = frame.groupby(["model", "setting", "eval_id", "epoch"])["qavg"].mean().reset_index()
-    repeated = runs.groupby(["model", "setting"])["qavg"].agg(["mean", "std", "count"])
+    # Runs that differ only in their seed are replicates: pooled here, rows of their own elsewhere.
+    runs = frame.groupby(["replicates", "setting", "eval_id", "epoch"])["qavg"].mean().reset_index()
+    repeated = runs.groupby(["replicates", "setting"])["qavg"].agg(["mean", "std", "count"])
+    repeated = repeated.rename_axis(["model", "setting"])
     repeated = repeated[repeated["count"] > 1]
     if repeated.empty:
         return Absent("no task and model was run more than once (epochs or repeated logs)")

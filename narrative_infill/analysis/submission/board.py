@@ -354,8 +354,10 @@ def write_leaderboard(
     all of them are good. High% follows one rule for the whole board (``high_inclusive``).
     With ``bundle_logs`` (a folder holding the entries' logs), each entry's logs become a log viewer
     in ``logs/<entry>/`` and its row links to it."""
-    from ...data.atomic import atomic_dir
+    from ...data.atomic import atomic_dir, check_output_dir
 
+    inputs = [submissions, *(path for path in (logs, bundle_logs) if path)]
+    check_output_dir(site, "leaderboard", inputs)
     rows = read_submissions(submissions, high_inclusive, logs, sample)
     bundled = entry_logs(rows, submissions, bundle_logs) if bundle_logs else {}
     for row in rows:
@@ -371,7 +373,7 @@ def write_leaderboard(
     }
     template = resources.files(__package__).joinpath("board.html").read_text(encoding="utf-8")
     payload = embed(data)
-    with atomic_dir(site) as folder:
+    with atomic_dir(site, "leaderboard", inputs) as folder:
         for file, paths in bundled.items():
             _bundle(paths, folder / "logs" / Path(file).stem)
         (folder / "leaderboard.json").write_text(
