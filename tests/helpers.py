@@ -4,6 +4,8 @@ mock models."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -65,3 +67,13 @@ def chromium(playwright):
         executable_path=shutil.which("chromium") or "/usr/bin/chromium",
         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     )
+
+
+@contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """Run the block under ``mask`` as the process umask (outputs must take the user's)."""
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)

@@ -1,11 +1,11 @@
 """Output folders and files (``data/atomic.py``): replaced whole only when this package wrote them and
 they are apart from the inputs; created with the user's umask."""
 
-import os
-
 import pytest
 
 from narrative_infill.data.atomic import MARKER, OutputFolderError, atomic_dir, atomic_file
+
+from helpers import umask
 
 
 def _write(target, command="report", inputs=(), files=("report.md",)):
@@ -70,17 +70,12 @@ def test_an_empty_folder_may_be_used(tmp_path):
     assert (tmp_path / "out" / "report.md").exists()
 
 
-@pytest.mark.parametrize(
-    ("umask", "folder_mode", "file_mode"), [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)]
-)
-def test_outputs_take_the_umask(tmp_path, umask, folder_mode, file_mode):
-    old = os.umask(umask)
-    try:
+@pytest.mark.parametrize(("mask", "folder_mode", "file_mode"), [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)])
+def test_outputs_take_the_umask(tmp_path, mask, folder_mode, file_mode):
+    with umask(mask):
         _write(tmp_path / "out")
         with atomic_file(tmp_path / "submission.json") as partial:
             partial.write_text("{}")
-    finally:
-        os.umask(old)
     assert (tmp_path / "out").stat().st_mode & 0o777 == folder_mode
     assert (tmp_path / "out" / "report.md").stat().st_mode & 0o777 == file_mode
     assert (tmp_path / "submission.json").stat().st_mode & 0o777 == file_mode

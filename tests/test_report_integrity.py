@@ -16,7 +16,7 @@ from narrative_infill.definitions import DIMENSIONS
 from narrative_infill.scorers.metrics import metrics
 from narrative_infill.tasks import infill_task
 
-from helpers import mock_output
+from helpers import mock_output, umask
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
@@ -105,14 +105,9 @@ def test_report_replaces_its_own_folder_but_not_a_strangers_file(two_models, tmp
     assert (stranger / "thesis.tex").read_text() == "years of work"
 
 
-def test_report_files_take_the_umask(two_models, tmp_path, monkeypatch):
-    import os
-
-    old = os.umask(0o022)
-    try:
+def test_report_files_take_the_umask(two_models, tmp_path):
+    with umask(0o022):
         assert main(["report", str(two_models), "-o", str(tmp_path / "out")]) == 0
-    finally:
-        os.umask(old)
     assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "out" / "report.md").stat().st_mode & 0o777 == 0o644
 
@@ -246,7 +241,7 @@ def test_table2_with_epochs_joins_each_rating_with_its_epochs_judgement(tmp_path
                  model=_model("a", ANSWERS["a"]), model_roles={"grader": grader}, epochs=2,
                  log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
     first = {str(s.id): s.scores["judge"].value["qavg"] for s in log.samples if s.epoch == 1}
-    rows = [{"sample_id": sid, "annotator": a, **{d: int(round(q)) for d in DIMENSIONS}}
+    rows = [{"sample_id": sid, "annotator": a, **{d: round(q) for d in DIMENSIONS}}
             for sid, q in first.items() for a in ("A1", "A2")]  # fmt: skip
     pd.DataFrame(rows).to_csv(tmp_path / "human.csv", index=False)
     out = tmp_path / "out"

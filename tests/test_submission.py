@@ -9,7 +9,7 @@ import time
 import zipfile
 
 import pytest
-from helpers import chromium, mock_output
+from helpers import chromium, mock_output, umask
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
@@ -211,19 +211,14 @@ def test_leaderboard_refuses_a_tampered_file_and_writes_nothing(submissions, tmp
 
 
 def test_leaderboard_never_replaces_its_submissions_and_takes_the_umask(submissions, tmp_path, capsys):
-    import os
-
     folder = shutil.copytree(submissions, tmp_path / "subs")
     before = sorted(p.name for p in folder.iterdir())
     for out in (folder, folder / "site", tmp_path):
         assert main(["leaderboard", str(folder), "-o", str(out)]) == 1
         assert "choose an output folder apart from the inputs" in capsys.readouterr().err
         assert sorted(p.name for p in folder.iterdir()) == before
-    old = os.umask(0o022)
-    try:
+    with umask(0o022):
         assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
-    finally:
-        os.umask(old)
     assert (tmp_path / "site").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "site" / "index.html").stat().st_mode & 0o777 == 0o644
 
