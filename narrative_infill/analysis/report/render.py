@@ -36,7 +36,7 @@ def write_report(
     loaded = load_samples(paths)
     frame = loaded.frame
     report = build_report(frame, high_inclusive, human_csv)
-    report.add(SENSITIVITY_TABLE, sensitivity_table(frame))
+    report.add(SENSITIVITY_TABLE, sensitivity_table(frame.assign(model=frame["row"])))  # one run per row
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = loaded.notes + report.notes
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}
