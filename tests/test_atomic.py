@@ -2,10 +2,9 @@
 they are apart from the inputs; created with the user's umask."""
 
 import pytest
+from helpers import umask
 
 from narrative_infill.data.atomic import MARKER, OutputFolderError, atomic_dir, atomic_file
-
-from helpers import umask
 
 
 def _write(target, command="report", inputs=(), files=("report.md",)):

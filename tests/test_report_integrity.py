@@ -1,11 +1,13 @@
 """The report never deletes, drops or pools: its output folder spares the inputs, each log keeps its
 newest scores, one cell holds one run, and every missing sample is counted (issue 26)."""
 
+import math
 import shutil
 from statistics import fmean
 
 import pandas as pd
 import pytest
+from helpers import mock_output, umask
 from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
@@ -16,12 +18,10 @@ from narrative_infill.definitions import DIMENSIONS
 from narrative_infill.scorers.metrics import metrics
 from narrative_infill.tasks import infill_task
 
-from helpers import mock_output, umask
-
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
 ANSWERS = {"a": "They all went fishing at dawn.", "b": "Everyone swam in the cold lake."}
-GRADE = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 3, "Informativeness": 4}'  # fmt: skip
+GRADE = "{" + ", ".join(f'"{d.title()}": {v}' for d, v in zip(DIMENSIONS, (4, 3, 4, 3, 4))) + "}"
 
 
 def _grader(fail_on=None):
@@ -42,8 +42,9 @@ def _model(name, answer):
 def _run(log_dir, name, answer, template="l2", grader=None, epochs=1, **task_args):
     """A run of the registered task, as ``inspect eval narrative_infill/l2 -T ...`` makes it."""
     options = {"data": "demo", "domain": "sind", "backbone": "minilm", "judge": True, **task_args}
+    roles = {"grader": grader or _grader()}
     [log] = eval(f"narrative_infill/{template}", task_args=options, model=_model(name, answer),
-                 model_roles={"grader": grader or _grader()}, epochs=epochs, log_dir=str(log_dir), display="none")  # fmt: skip
+                 model_roles=roles, epochs=epochs, log_dir=str(log_dir), display="none")  # fmt: skip
     return log
 
 
@@ -222,7 +223,8 @@ def test_coverage_counts_errored_unjudged_and_empty_samples_and_marks_the_cell(t
     table3_section = text.split("## table3_model_by_level")[1].split("##")[0]
     assert MARK in table3_section and f"{errored} errored" in text
     table = _table3(tmp_path / "out")
-    scored = [s.scores["judge"].value["qavg"] for s in log.samples if not s.error and s.scores["judge"].value["qavg"] == s.scores["judge"].value["qavg"]]  # fmt: skip
+    qavgs = [s.scores["judge"].value["qavg"] for s in log.samples if not s.error]
+    scored = [q for q in qavgs if not math.isnan(q)]
     assert table.loc["mockllm/a", ("QAvg", "l2")] == pytest.approx(fmean(scored))  # no failure became a 0
 
 

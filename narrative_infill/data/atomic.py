@@ -88,7 +88,8 @@ def check_output_dir(target: Path, command: str, inputs: Iterable[Path | str] = 
         ) from None
     if writer != command:
         raise OutputFolderError(
-            f"output folder {target} holds the output of `narrative-infill {writer}`, not `{command}`: {advice}"
+            f"output folder {target} holds the output of `narrative-infill {writer}`, "
+            f"not `{command}`: {advice}"
         )
     strangers = sorted(set(present) - set(written))
     changed = sorted(name for name in set(present) & set(written) if _sha256(present[name]) != written[name])

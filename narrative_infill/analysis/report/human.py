@@ -77,7 +77,8 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Tab
     if has_judge and judged.duplicated(keys).any():
         repeated = judged[judged.duplicated(keys, keep=False)].iloc[0]
         return Absent(
-            f"sample {repeated['sample_id']} (epoch {repeated['epoch']}) is in more than one run of these logs: "
+            f"sample {repeated['sample_id']} (epoch {repeated['epoch']}) is in more than one run of "
+            "these logs: "
             + ("give the ratings 'model' and 'setting' columns"
                if len(keys) < 4 else "report each run's logs on their own with the ratings of that run")
         )  # fmt: skip
