@@ -164,6 +164,4 @@ def test_the_provider_sends_the_key_serve_set_and_keeps_an_explicit_one(monkeypa
     explicit = get_model("llama-cpp-python/smollm2", base_url=url, api_key="mine", memoize=False)
     assert explicit.api.api_key == "mine"
     monkeypatch.delenv("LLAMA_CPP_PYTHON_API_KEY")
-    assert (
-        get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "llama-cpp-python"
-    )
+    assert get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "llama-cpp-python"
