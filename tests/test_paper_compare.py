@@ -190,3 +190,18 @@ def test_two_log_models_matching_one_paper_model_are_not_averaged():
     assert "hf/google/gemma-2-2b-it" in comparison.absent["paper row Gemma-2-2B"]
     assert "Gemma-2-2B" not in set(comparison.tables["paper_table3"].index.get_level_values("paper_model"))
     assert comparison.tables["paper_rank_agreement"]["models"].max() == 3
+
+
+def test_a_scoring_repeated_with_one_signature_counts_once_newest_first():
+    """``inspect score --action append`` twice with the same options: one scoring, the newest."""
+    scorings = {
+        "metrics": {"signature": "old-backbones", "status": "tagged", "empty": False},
+        "metrics1": {"signature": "old-backbones", "status": "tagged", "empty": False},
+    }
+    frame = pd.DataFrame(
+        [{"model": "m", "setting": "l0", "input": "p ______ q.", "metrics_scorings": json.dumps(scorings),
+          "score_metrics": json.dumps({"atavg": 0.1}), "score_metrics1": json.dumps({"atavg": 0.3})}]
+    )  # fmt: skip
+    table = sensitivity_table(frame)
+    row = table.loc[("unrecorded", "l0", "m")]  # scored before the rule joined the signature
+    assert row["samples"] == 1 and row["atavg"] == pytest.approx(0.3)
