@@ -212,14 +212,15 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
     _copy(submissions, folder, "l2.json", l2_only)
     _copy(submissions, folder, "v0.json", lambda d: d["provenance"].update(task_versions=["0"]))
     _copy(submissions, folder, "weighted.json", lambda d: d["provenance"].update(judge_weighting=["True"]))
+    _copy(submissions, folder, "authors.json", lambda d: d["provenance"].update(judge_variant=["authors prompt"]))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     rows = [
         r
         for r in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]
         if not r["baseline"]
     ]
-    assert len({r["group"] for r in rows}) == 4 and all(r["rank"] == 1 for r in rows)
-    assert len({r["group_label"] for r in rows}) == 4
+    assert len({r["group"] for r in rows}) == 5 and all(r["rank"] == 1 for r in rows)
+    assert len({r["group_label"] for r in rows}) == 5
 
 
 def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: F811

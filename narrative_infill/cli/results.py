@@ -49,6 +49,9 @@ def _verify(args: argparse.Namespace) -> int:
     from ..analysis.submission.verify import store, verify
 
     started = time.perf_counter()
+    for option, value, least in (("--sample", args.sample, 0), ("--regenerate", args.regenerate, 1)):
+        if value is not None and value < least:
+            raise OptionError(f"{option} must be at least {least}, got {value}")
     if args.regenerate and args.logs is None:
         raise OptionError("--regenerate needs --logs (the runs whose task and generation config it repeats)")
     result = verify(
