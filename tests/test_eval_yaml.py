@@ -9,7 +9,7 @@ import yaml
 from helpers import REPO, SHARED, require
 from inspect_ai.util import registry_create
 
-from narrative_infill.analysis.submission.build import PUBLISHED_INSTANCES
+from narrative_infill.analysis.submission.protocol import PUBLISHED_INSTANCES
 from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
 from narrative_infill.tasks.infill import TASK_VERSION
 
