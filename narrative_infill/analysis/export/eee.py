@@ -1,16 +1,12 @@
 """Every Eval Ever export: ``narrative-infill export eee LOGS -o DIR``.
 
-Each log becomes one aggregate file and one per-sample file of the Every Eval Ever schema
-(https://github.com/evaleval/every_eval_ever), under ``DIR/data/narrative_infill/<developer>/<model>/``.
-Written by hand because EEE's own Inspect converter reads our dict-valued scores as 0.0, drops the
-grader, files each setting as its own benchmark and crashes on NaN; EEE needs Python 3.12, so its
-validator checks these files in CI (``.ci/every-eval-ever``) instead of this code importing it.
-
-One aggregate result per score key (and QAvg's High% and Low%), with bounds, direction and, for
-the judge's keys, the judge models and prompt. A value the log holds as NaN (a judgement the
-grader failed, a judge that never ran) is not written as a number: the record is left out and
-its reason kept (``score_details.details`` for a sample, ``source_metadata.additional_details``
-for a whole result).
+Each log becomes an aggregate and a per-sample file of the Every Eval Ever schema
+(https://github.com/evaleval/every_eval_ever) under ``DIR/data/narrative_infill/<developer>/<model>/``.
+Hand-written: EEE's Inspect converter reads our dict-valued scores as 0.0, drops the grader, files each
+setting as its own benchmark and crashes on NaN; EEE needs Python 3.12, so its validator checks these files in
+CI (``.ci/every-eval-ever``). One aggregate result per score key (and QAvg's High% and Low%) with bounds,
+direction and, for the judge's keys, the judge models and prompt. A NaN in the log (a failed judgement, a
+judge that never ran) is left out, its reason kept (``score_details.details``, ``additional_details``).
 """
 
 from __future__ import annotations
@@ -255,7 +251,11 @@ def log_records(
     """(aggregate document, per-sample records) of one log."""
     from inspect_ai.log import read_eval_log
 
-    log = read_eval_log(location)
+    try:
+        log = read_eval_log(location)
+    except (ValueError, KeyError, OSError) as err:  # not a zip ("EOCD not found"), not a log (pydantic)
+        reason = str(err).partition("\n")[0]
+        raise ExportError(f"{location}: not a readable Inspect log ({reason})") from err
     if log.status != "success" or not log.samples:
         raise ExportError(
             f"{location}: status {log.status} with {len(log.samples or [])} samples; export a finished run"
