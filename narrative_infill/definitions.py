@@ -9,7 +9,8 @@ any room may import it.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: The judge's dimensions (paper §3.4), in the paper's order: score keys, reply keys and names
 #: are all derived from these.

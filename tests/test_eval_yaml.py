@@ -10,7 +10,7 @@ from helpers import REPO, SHARED, require
 from inspect_ai.util import registry_create
 
 from narrative_infill.analysis.submission.protocol import PUBLISHED_INSTANCES
-from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
+from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
 from narrative_infill.tasks.infill import TASK_VERSION
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))

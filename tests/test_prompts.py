@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.prompts import PARADIGMS, TELER_LEVELS, fill_slots, prompt_template, variants
+from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
+from narrative_infill.prompts import fill_slots, prompt_template, variants
 from narrative_infill.tasks import infill_task
 
 from helpers import APPENDIX_B, REFERENCE_MD, mock_model

@@ -8,7 +8,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.util import registry_create
 
-from narrative_infill.prompts import PARADIGMS, TELER_LEVELS
+from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
 
 from helpers import REPO
 

@@ -153,12 +153,14 @@ def report(judged: list[Judged], errors: bool = False) -> str:
     against_gold = downstream(judged)
     if against_gold:
         lines.append(
-            "\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per model):"
+            "\ndownstream (each metric against gold_answer, on the extracted vs the annotated text, per "
+            "model):"
         )
         for name, values in against_gold.items():
             lines.append(
                 f"  {name:<7} models={values['models']}  mean difference={values['mean_difference']:+.4f}  "
-                f"mean |difference|={values['mean_abs_difference']:.4f}  Kendall tau of the rankings={values['kendall_tau']:.3f}"
+                f"mean |difference|={values['mean_abs_difference']:.4f}  Kendall tau of the "
+                f"rankings={values['kendall_tau']:.3f}"
             )
     if errors:
         mismatches = [j for j in judged if not j.perfect]

@@ -38,14 +38,13 @@ from ..inspect_compat import add_samples, replayed_sample
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
 REASONING_IDS = {0: "abductive", 1: "causal", 2: "counterfactual", 3: "cot"}
 REASONING_NAMES = {
-    "abductive_reasoning": "abductive", "causal_reasoning": "causal", "counterfactual_thinking": "counterfactual",
-    "chain_of_thought": "cot", **{name: name for name in PARADIGMS},
-}  # fmt: skip
+    "abductive_reasoning": "abductive",
+    "causal_reasoning": "causal",
+    "counterfactual_thinking": "counterfactual",
+    "chain_of_thought": "cot",
+    **{name: name for name in PARADIGMS},
+}
 REQUIRED = ("problem", "response", "model")
-
-
-class ImportRowError(NarrativeInfillError, ValueError):
-    """Rows that cannot be imported, each named by file and row."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,14 @@ class ImportedRow:
     record: dict[str, Any]
 
 
+class ImportRowError(NarrativeInfillError, ValueError):
+    """Rows that cannot be imported, each named by file and row."""
+
+
+class ImportTargetError(NarrativeInfillError, ValueError):
+    """The output folder would mix new logs with old ones."""
+
+
 @modelapi(name="replay")
 class ReplayModel(ModelAPI):
     """Stands in for the model that produced imported outputs; it never generates."""
@@ -66,14 +73,15 @@ class ReplayModel(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (Inspect's ModelAPI signature)
         **model_args: Any,
     ):
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
 
     async def generate(self, input, tools, tool_choice, config):
         raise RuntimeError(
-            f"replay/{self.model_name} only replays imported outputs; to generate, run the package's tasks with a real model"
+            f"replay/{self.model_name} only replays imported outputs; to generate, run the package's tasks "
+            f"with a real model"
         )
 
 
@@ -242,10 +250,6 @@ def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     return replayed_sample(
         sample, metadata["original_prompt"], metadata["original_response"], model, template
     )
-
-
-class ImportTargetError(NarrativeInfillError, ValueError):
-    """The output folder would mix new logs with old ones."""
 
 
 def import_generations(

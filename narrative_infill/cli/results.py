@@ -23,7 +23,8 @@ def _report(args: argparse.Namespace) -> int:
     )
     if args.compare_paper and "paper_tau_atavg" in report.tables:
         print(
-            "Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring (95% bootstrap):"
+            "Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring (95% "
+            "bootstrap):"
         )
         print(report.tables["paper_tau_atavg"].round(2).to_markdown())
     print(
@@ -110,7 +111,8 @@ def add_commands(commands) -> None:
     submit.add_argument(
         "--track",
         required=True,
-        help="full (the published 9,142), 10pct (the robustness subset), demo, or custom (any protocol, never ranked)",
+        help="full (the published 9,142), 10pct (the robustness subset), demo, or custom (any protocol, "
+        "never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
     _high_inclusive_option(submit, "claim High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
@@ -131,7 +133,8 @@ def add_commands(commands) -> None:
         "--regenerate",
         type=int,
         metavar="K",
-        help="generate K instances of each setting again (seed drawn at run time) and test the submitted AtAvg",
+        help="generate K instances of each setting again (seed drawn at run time) and test the submitted "
+        "AtAvg",
     )
     verifier.add_argument(
         "--model", help="with --regenerate: the model to generate with (default: the declared one)"
@@ -153,7 +156,8 @@ def add_commands(commands) -> None:
         "--bundle-logs",
         type=Path,
         metavar="LOGS",
-        help="folder holding the entries' logs: each entry's become a log viewer (inspect view bundle) linked from its row",
+        help="folder holding the entries' logs: each entry's become a log viewer (inspect view bundle) "
+        "linked from its row",
     )
     _high_inclusive_option(board, "High%% of every row as QAvg >= 4 (the authors' scripts) instead of > 4")
     board.set_defaults(run=_leaderboard)
@@ -188,6 +192,7 @@ def add_commands(commands) -> None:
     reporter.add_argument(
         "--compare-paper",
         action="store_true",
-        help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per setting",
+        help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per "
+        "setting",
     )
     reporter.set_defaults(run=_report)

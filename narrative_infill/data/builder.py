@@ -200,13 +200,15 @@ def _with_derived_fields(record: dict) -> dict:
 
 
 def build_stats(records: list[dict]) -> str:
-    """A Table-1-like summary: instances, narratives and mean sentences per domain, counts by n and position."""
+    """A Table-1-like summary: instances, narratives and mean sentences per domain, counts by n and
+    position."""
     records = [_with_derived_fields(record) for record in records]
     by_domain: dict[str, list[dict]] = {}
     for record in records:
         by_domain.setdefault(canonical_domain(str(record["dataset"])), []).append(record)
     lines = [
-        f"{'domain':<15}{'instances':>10}{'narratives':>11}{'sent/narr':>10}   n=1/2/3          opening/middle/closing"
+        f"{'domain':<15}{'instances':>10}{'narratives':>11}{'sent/narr':>10}   n=1/2/3          "
+        f"opening/middle/closing"
     ]
     for domain, rows in sorted(by_domain.items()):
         narratives = {}

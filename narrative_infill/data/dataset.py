@@ -8,11 +8,12 @@ import io
 import logging
 import math
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
@@ -275,7 +276,8 @@ def to_sample(instance: Instance) -> Sample:
 def infill_dataset(
     data: str = "hf", revision: str | None = None, subset: str | None = None, **filters: Any
 ) -> MemoryDataset:
-    """The benchmark as an Inspect dataset: subset first (the same set whatever the filters), then ``filters``."""
+    """The benchmark as an Inspect dataset: subset first (the same set whatever the filters), then
+    ``filters``."""
     loaded = load_benchmark(data, revision)
     instances = loaded.instances
     if subset:

@@ -23,7 +23,8 @@ def read_utf8(path: Path | str, error: type[Exception]) -> str:
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise error(
-            f"{path}, line {line} (byte offset {err.start}): not UTF-8 ({err.reason}: {data[err.start : err.end]!r}); "
+            f"{path}, line {line} (byte offset {err.start}): not UTF-8 ({err.reason}: "
+            f"{data[err.start : err.end]!r}); "
             "save the file as UTF-8"
         ) from None
 

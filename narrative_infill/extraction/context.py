@@ -150,10 +150,8 @@ def _drop_glued_start(text: str, start: int, end: int) -> int:
 
 def _drop_glued_end(text: str, start: int, end: int) -> int:
     """Cut the fragment that leads into a context sentence ("Since Walker loved...") at a run's end."""
-    last = None
-    for last in _BOUNDARY.finditer(text, start, end):
-        pass
-    return last.end() if last else start
+    ends = [boundary.end() for boundary in _BOUNDARY.finditer(text, start, end)]
+    return ends[-1] if ends else start
 
 
 def _sentence_start(text: str, position: int) -> int:

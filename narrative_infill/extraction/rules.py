@@ -88,7 +88,8 @@ _PREAMBLE_WORDS = re.compile(
 # "The missing sentence is "X"" written as running text, without a colon.
 _IS_QUOTED = re.compile(
     r"\b(?:answer|word|words|text|sentence|sentences|phrase|blank)\s+"
-    r"(?:is|are|reads?|(?:would|should|could|can|will) be(?: filled(?: in)? with)?|(?:is )?filled(?: in)? with)\s+"
+    r"(?:is|are|reads?|(?:would|should|could|can|will) be(?: filled(?: in)? with)?|(?:is )?filled(?: in)? "
+    r"with)\s+"
     r"[\"“]([^\"”\n]{1,2000})[\"”]",
     re.IGNORECASE,
 )

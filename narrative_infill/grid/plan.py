@@ -24,12 +24,42 @@ from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
 
 STUDIES = ("main", "seeds", "judges")
 #: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.
-VLLM_PROVIDER_ARGS = frozenset({"base_url", "port", "api_key", "is_mistral", "retry_delay", "lazy_init", "client_timeout",
-                                "timeout", "host", "configure_logging", "device", "devices", "enable_lora", "use_chat_template"})  # fmt: skip
+VLLM_PROVIDER_ARGS = frozenset(
+    {
+        "base_url",
+        "port",
+        "api_key",
+        "is_mistral",
+        "retry_delay",
+        "lazy_init",
+        "client_timeout",
+        "timeout",
+        "host",
+        "configure_logging",
+        "device",
+        "devices",
+        "enable_lora",
+        "use_chat_template",
+    }
+)
 #: ``vllm serve`` engine arguments the grids use (vLLM's engine-args reference, as --dashed-names).
-VLLM_SERVE_ARGS = frozenset({"max_model_len", "tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size",
-                             "gpu_memory_utilization", "trust_remote_code", "quantization", "load_format", "dtype",
-                             "enforce_eager", "max_num_seqs", "seed", "enable_prefix_caching"})  # fmt: skip
+VLLM_SERVE_ARGS = frozenset(
+    {
+        "max_model_len",
+        "tensor_parallel_size",
+        "data_parallel_size",
+        "pipeline_parallel_size",
+        "gpu_memory_utilization",
+        "trust_remote_code",
+        "quantization",
+        "load_format",
+        "dtype",
+        "enforce_eager",
+        "max_num_seqs",
+        "seed",
+        "enable_prefix_caching",
+    }
+)
 
 
 class GridError(NarrativeInfillError, ValueError):
@@ -163,7 +193,8 @@ def plan(
     wanted_tasks = [t for t in grid["tasks"] if not tasks or t in tasks]
     if tasks and set(tasks) - set(grid["tasks"]):
         raise GridError(
-            f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid ({', '.join(grid['tasks'])})"
+            f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid "
+            f"({', '.join(grid['tasks'])})"
         )
     wanted_studies = studies or list(STUDIES)
     counts, exact = instance_counts(grid)
@@ -172,8 +203,17 @@ def plan(
     runs: list[Run] = []
     for model in chosen if "main" in wanted_studies and wanted_tasks else []:
         folder = log_dir / "main" / slug(model["name"])
-        command = ["inspect", "eval-set", *(f"narrative_infill/{t}" for t in wanted_tasks), *_model_flags(grid, model),
-                   *roles, *_task_flags(grid), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+        command = [
+            "inspect",
+            "eval-set",
+            *(f"narrative_infill/{t}" for t in wanted_tasks),
+            *_model_flags(grid, model),
+            *roles,
+            *_task_flags(grid),
+            "--log-dir",
+            str(folder),
+            *(extra_args or []),
+        ]
         samples = counts["full"] * len(wanted_tasks)
         runs.append(
             Run("main", model["name"], tuple(wanted_tasks), folder, command, samples, samples * len(judge))
@@ -193,8 +233,19 @@ def plan(
             if study == "seeds":
                 for seed in spec["seeds"]:
                     folder = log_dir / "seeds" / f"{slug(name)}-{task}-seed{seed}"
-                    command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *roles,
-                               *_task_flags(grid, subset), "--seed", str(seed), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+                    command = [
+                        "inspect",
+                        "eval-set",
+                        f"narrative_infill/{task}",
+                        *_model_flags(grid, by_name[name]),
+                        *roles,
+                        *_task_flags(grid, subset),
+                        "--seed",
+                        str(seed),
+                        "--log-dir",
+                        str(folder),
+                        *(extra_args or []),
+                    ]
                     runs.append(
                         Run(study, name, (task,), folder, command, size, size * len(judge), estimated)
                     )
@@ -204,14 +255,24 @@ def plan(
                     flag for role, model in panel.items() for flag in ("--model-role", f"{role}={model}")
                 ]
                 folder = log_dir / "judges" / f"{slug(name)}-{task}"
-                command = ["inspect", "eval-set", f"narrative_infill/{task}", *_model_flags(grid, by_name[name]), *panel_roles,
-                           *_task_flags(grid, {**subset, "judge_roles": list(panel)}), "--log-dir", str(folder), *(extra_args or [])]  # fmt: skip
+                command = [
+                    "inspect",
+                    "eval-set",
+                    f"narrative_infill/{task}",
+                    *_model_flags(grid, by_name[name]),
+                    *panel_roles,
+                    *_task_flags(grid, {**subset, "judge_roles": list(panel)}),
+                    "--log-dir",
+                    str(folder),
+                    *(extra_args or []),
+                ]
                 runs.append(Run(study, name, (task,), folder, command, size, size * len(panel), estimated))
     notes = (
         []
         if exact
         else [
-            f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' marks subsets estimated as 10%"
+            f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' "
+            f"marks subsets estimated as 10%"
         ]
     )
     return Plan(runs, counts, exact, notes)
@@ -222,7 +283,8 @@ def describe(result: Plan) -> str:
     lines = []
     for run in result.runs:
         lines.append(
-            f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, {run.grader_calls:,} grader calls"
+            f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, "
+            f"{run.grader_calls:,} grader calls"
         )
         lines.append(run.shell())
     lines.append("")
@@ -230,7 +292,9 @@ def describe(result: Plan) -> str:
         runs = [r for r in result.runs if study in (r.study, "total")]
         if runs:
             approx = "~" if any(r.estimated for r in runs) else ""
-            lines.append(f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation runs, "
-                         f"{approx}{sum(r.samples for r in runs):,} samples, {approx}{sum(r.grader_calls for r in runs):,} grader calls")  # fmt: skip
+            lines.append(f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation "
+                         f"runs, "
+                         f"{approx}{sum(r.samples for r in runs):,} samples, "
+                         f"{approx}{sum(r.grader_calls for r in runs):,} grader calls")  # fmt: skip
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)

@@ -150,7 +150,8 @@ def _debian_root_with_wordnet(scratch: Path) -> Path:
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
         detail = getattr(err, "stderr", "") or str(err)
         raise NltkDataMissing(
-            f"could not fetch {' '.join(WORDNET_DEBIAN_PACKAGES)} with apt-get download ({detail.strip()[-300:]}). "
+            f"could not fetch {' '.join(WORDNET_DEBIAN_PACKAGES)} with apt-get download "
+            f"({detail.strip()[-300:]}). "
             "Install them with apt-get install, then run: narrative-infill setup-data"
         ) from None
     root = scratch / "root"

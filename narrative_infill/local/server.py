@@ -145,7 +145,7 @@ class LocalModelServer:
         text = Path(self._log.name).read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def start(self) -> "LocalModelServer":
+    def start(self) -> LocalModelServer:
         if not self.model_path.is_file():
             raise LocalServerError(f"model file not found: {self.model_path}")
         server = self.server_command()
@@ -153,7 +153,7 @@ class LocalModelServer:
             raise LocalServerError(
                 f"port {self.port} on {HOST} is already in use; choose another with --port"
             )
-        self._log = tempfile.NamedTemporaryFile(
+        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (open while the server runs; stop() closes it)
             "w+", prefix="narrative-infill-server-", suffix=".log", delete=False
         )
         command = [
@@ -218,7 +218,7 @@ class LocalModelServer:
                 Path(self._log.name).unlink(missing_ok=True)
             self._log = None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

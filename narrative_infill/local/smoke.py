@@ -38,7 +38,8 @@ def smoke_generation(tokens: int = TOKENS, timeout: float = 300.0) -> str:
     if child.returncode != 0:
         tail = "\n".join((child.stdout + child.stderr).splitlines()[-15:])
         raise LocalServerError(
-            f"llama.cpp could not generate from {model.name}: the process {describe_exit(child.returncode)}\n{tail}"
+            f"llama.cpp could not generate from {model.name}: the process "
+            f"{describe_exit(child.returncode)}\n{tail}"
         )
     return child.stdout.strip()
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
-from ..definitions import PARADIGMS, TELER_LEVELS, OptionError
+from ..definitions import OptionError
 
 PAPER = "paper"
 _SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}")

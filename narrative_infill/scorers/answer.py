@@ -2,9 +2,9 @@
 
 Both scorers of a task (metrics, judge) score the same extraction; it is computed once per
 distinct (rule, response, problem) and reused. The rule is ``ours`` (the default) or
-``published`` (the authors' released code: first ``<ANSWER>`` span, else the whole response). It runs in a worker thread: aligning a
-3,000-word response with its story takes most of a second, and the event loop must keep
-serving every other sample's model calls meanwhile.
+``published`` (the authors' released code: first ``<ANSWER>`` span, else the whole response).
+It runs in a worker thread: aligning a 3,000-word response with its story takes most of a
+second, and the event loop must keep serving every other sample's model calls meanwhile.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def describe(log, min_gap: float = MIN_GAP) -> tuple[str, bool]:
     ]
     for baseline in BASELINES:
         lines.append(
-            f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored {figures[f'unscored_{baseline}']:.0%}"
+            f"  {baseline:<5}  QAvg {figures[f'qavg_{baseline}']:.2f}  unscored "
+            f"{figures[f'unscored_{baseline}']:.0%}"
         )
     lines.append(f"  gap    {figures['gap']:.2f} (gold minus empty; at least {min_gap:.1f} expected)")
     flagged = math.isnan(figures["gap"]) or figures["gap"] < min_gap

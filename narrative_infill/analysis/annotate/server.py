@@ -16,6 +16,7 @@ framed by another page either (clickjacking would send the token on the annotato
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hmac
 import ipaddress
@@ -71,7 +72,8 @@ class AnnotatorLock:
                 holder = handle.read().strip() or "?"
                 handle.close()
                 raise AnnotationServerError(
-                    f"annotator {self.annotator!r} is already rating in this study (server process {holder}); "
+                    f"annotator {self.annotator!r} is already rating in this study (server process "
+                    f"{holder}); "
                     "two people need two names"
                 ) from None  # fmt: skip
             if self.path.exists() and os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino:
@@ -138,10 +140,8 @@ def study_token(folder: Path) -> str:
         try:
             with os.fdopen(handle, "w") as out:
                 out.write(secrets.token_urlsafe(32))
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.link(partial, path)  # created whole, and only once: servers starting together agree
-            except FileExistsError:
-                pass
         finally:
             os.unlink(partial)
     token = path.read_text().strip()
@@ -306,7 +306,8 @@ def serve(folder: Path, manifest: dict[str, Any], annotator: str, host: str, por
         server = ThreadingHTTPServer((host, port), make_handler(study, page, token, OwnAddress(host, port)))
         state = study.state()
         print(
-            f"rating page for {annotator}: http://{host}:{port}/  ({state['rated']} of {state['total']} rated; Ctrl-C stops)",
+            f"rating page for {annotator}: http://{host}:{port}/  ({state['rated']} of {state['total']} "
+            f"rated; Ctrl-C stops)",
             flush=True,
         )
         try:

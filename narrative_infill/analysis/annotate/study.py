@@ -120,10 +120,12 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if n is not None and n != manifest["n"]:
             raise StudyError(
-                f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join it"
+                f"{manifest_path} holds a study of {manifest['n']} items, not --n {n}; leave --n out to join "
+                f"it"
             )
         if _eval_ids(paths) != [log["eval_id"] for log in manifest["logs"]]:
-            raise StudyError(f"{manifest_path} was drawn from other logs ({', '.join(l['file'] for l in manifest['logs'])}); "
+            raise StudyError(f"{manifest_path} was drawn from other logs "
+                             f"({', '.join(log['file'] for log in manifest['logs'])}); "
                              "give the same logs, or a new ratings folder for a new study")  # fmt: skip
         return manifest
     given = [path.name for path in ratings_files(folder)]
@@ -271,8 +273,17 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
                 if item is None:
                     raise StudyError(f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
                                      "(copied from another study?)")  # fmt: skip
-                writer.writerow([item["sample_id"], annotator, *(record[d] for d in DIMENSIONS), item["model"],
-                                 item["setting"], record.get("note", ""), str(len(records) > 1).lower()])  # fmt: skip
+                writer.writerow(
+                    [
+                        item["sample_id"],
+                        annotator,
+                        *(record[d] for d in DIMENSIONS),
+                        item["model"],
+                        item["setting"],
+                        record.get("note", ""),
+                        str(len(records) > 1).lower(),
+                    ]
+                )
         try:
             with atomic_file(target) as partial:
                 partial.write_text(out.getvalue(), encoding="utf-8")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import TypeAlias
 
 import pandas as pd
 
@@ -20,9 +20,8 @@ class Absent:
     reason: str
 
 
-#: What a table builder returns (``Union``: a ``|`` alias is evaluated at import, and mypy wants a
-#: type alias it can read).
-Table = Union[pd.DataFrame, Absent]
+#: What a table builder returns.
+Table: TypeAlias = pd.DataFrame | Absent
 
 
 @dataclass

@@ -40,7 +40,8 @@ def read_human_ratings(path: str) -> pd.DataFrame:
             value = pd.to_numeric(row[dimension], errors="coerce")
             if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
                 raise HumanRatingsError(
-                    f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got {row[dimension]!r}"
+                    f"{path}, row {number}: {dimension!r} must be an integer from 1 to 5, got "
+                    f"{row[dimension]!r}"
                 )
     if "epoch" in human.columns:
         for index, value in human["epoch"].items():

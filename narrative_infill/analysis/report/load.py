@@ -1,14 +1,15 @@
 """Logs -> one pandas frame: a row per sample with its model, setting, metadata and scores.
 
 Each run counts once. Logs are grouped by run (``cells.describe``: task, model, task arguments
-and metadata, decoding config and seed, epochs, model roles); of a run's successful logs the one with the most samples (the
-latest among equals) is read and every other log of it is set aside: the error log that
+and metadata, decoding config and seed, epochs, model roles); of a run's successful logs the one
+with the most samples (the latest among equals) is read and every other log of it is set aside:
+the error log that
 ``inspect eval-retry`` completed, an earlier attempt, an interrupted eval-set task, a
 ``--limit`` trial. A run without a successful log is listed as absent with its
 sample counts. Of each scorer, each log's newest scores are read (``inspect score --action
 append`` adds ``metrics1``, ``metrics2``... to the logs it rescored, and to those only). Errored
-samples stay in the frame, flagged, for the coverage table. Runs scored with different metric signatures or judge
-models are refused together: their numbers must not be averaged.
+samples stay in the frame, flagged, for the coverage table. Runs scored with different metric
+signatures or judge models are refused together: their numbers must not be averaged.
 
 Reads through ``inspect_ai.analysis`` (``samples_df`` joined with ``evals_df``); dict-valued
 scores are expanded into one float column per key.
@@ -143,7 +144,8 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
         )  # fmt: skip
     notes = (
         [
-            f"{set_aside} log(s) set aside: a later successful log of the same run replaces them (eval-retry, re-runs)."
+            f"{set_aside} log(s) set aside: a later successful log of the same run replaces them "
+            f"(eval-retry, re-runs)."
         ]
         if set_aside
         else []
@@ -206,11 +208,19 @@ def load_samples(paths: list[str]) -> LoadedLogs:
             + (f" ({len(absent)} unfinished run(s))" if absent else "")
         )
     # partials, not lambdas: samples_df pickles its columns for its worker processes
-    columns = [*SampleSummary,
-               SampleColumn("metrics_signature", path=partial(score_field, scorer="metrics", name="metrics_signature"), full=False),
-               SampleColumn("judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False),
-               SampleColumn("metrics_scorings", path=scorings_field, full=False),
-               SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False)]  # fmt: skip
+    columns = [
+        *SampleSummary,
+        SampleColumn(
+            "metrics_signature",
+            path=partial(score_field, scorer="metrics", name="metrics_signature"),
+            full=False,
+        ),
+        SampleColumn(
+            "judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False
+        ),
+        SampleColumn("metrics_scorings", path=scorings_field, full=False),
+        SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False),
+    ]
     samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [

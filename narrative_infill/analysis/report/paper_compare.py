@@ -26,6 +26,7 @@ import pandas as pd
 from ...definitions import DIMENSIONS, PARADIGMS, TELER_LEVELS
 from ...scorers.metrics.embedding import PAPER_BERTSCORE_LAYER, PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from ...scorers.metrics.signature import BackboneSignature
 from .paper_results import model_id, paper_results
 from .scorings import metrics_scorings
 
@@ -47,11 +48,14 @@ MODEL_TABLES = {
 #: what keeps each out of the comparison is said in the report.
 NOT_COMPARED = {
     "table4": "the paper's Table 4 needs judge scores beside the metrics (see table4_kendall)",
-    "table6": "the paper quotes only 3 High% cells of Table 6 (an image); compare table6_quality_by_setting by eye",
+    "table6": "the paper quotes only 3 High% cells of Table 6 (an image); compare table6_quality_by_setting "
+    "by eye",
     "table7": "Table 7 needs judge scores and blank positions; compare table7_* by eye",
-    "table8": "the paper's Table 8 is an image and its text indexes blanks by sentence (p=1), not by position",
+    "table8": "the paper's Table 8 is an image and its text indexes blanks by sentence (p=1), "
+    "not by position",
     "table13": "Table 13 is a 10% subset over five seeds; compare table13_seed_robustness by eye",
-    "table14": "Table 14's judges (GPT-4.1-mini, Gemini) are named by provider; compare table14_judge_sensitivity by eye",
+    "table14": "Table 14's judges (GPT-4.1-mini, Gemini) are named by provider; compare "
+    "table14_judge_sensitivity by eye",
 }
 
 
@@ -76,10 +80,10 @@ def paper_name(model: str, names: list[str]) -> str | None:
 
 def is_paper_signature(signature: str | None) -> bool:
     """Whether a metrics signature uses the paper's backbones (roberta-large L17, distilroberta)."""
-    return bool(signature) and (
-        f"bertscore={PAPER_BERTSCORE_MODEL}:L{PAPER_BERTSCORE_LAYER}:" in signature
-        and f"semf1={PAPER_SEMF1_MODEL}:" in signature
-    )
+    named = BackboneSignature.parse(signature or "")
+    return named is not None and (named.bertscore_model, named.bertscore_layer, named.semf1_model) == (
+        PAPER_BERTSCORE_MODEL, PAPER_BERTSCORE_LAYER, PAPER_SEMF1_MODEL,
+    )  # fmt: skip
 
 
 def _paper_cells(table: str) -> pd.DataFrame:
@@ -168,8 +172,14 @@ def _bootstrap(matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator) 
         rho_low, rho_high = (
             np.nanpercentile(rhos, [2.5, 97.5]) if np.isfinite(rhos).any() else (math.nan,) * 2
         )
-        return {"kendall_tau": kendalltau(means, paper).statistic, "tau_low": tau_low, "tau_high": tau_high,
-                "spearman_rho": spearmanr(means, paper).statistic, "rho_low": rho_low, "rho_high": rho_high}  # fmt: skip
+        return {
+            "kendall_tau": kendalltau(means, paper).statistic,
+            "tau_low": tau_low,
+            "tau_high": tau_high,
+            "spearman_rho": spearmanr(means, paper).statistic,
+            "rho_low": rho_low,
+            "rho_high": rho_high,
+        }
 
 
 def _compare_table(table: str, long: pd.DataFrame, comparison: Comparison) -> list[dict]:

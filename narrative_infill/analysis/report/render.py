@@ -81,6 +81,9 @@ def _comparison_section(comparison: Comparison, folder: Path) -> list[str]:
             lines += ["", f"### {name}", "", table.round(3).to_markdown()]
     listed = [name for name in comparison.tables if name not in COMPARISON_SHOWN]
     if listed:
-        lines += ["", "Side by side (paper, ours per scoring, difference), rank agreement with bootstrap "
-                  "intervals and missing rows: " + ", ".join(f"`{name}.csv`" for name in listed) + "."]  # fmt: skip
+        lines += [
+            "",
+            "Side by side (paper, ours per scoring, difference), rank agreement with bootstrap "
+            "intervals and missing rows: " + ", ".join(f"`{name}.csv`" for name in listed) + ".",
+        ]
     return lines

@@ -37,7 +37,7 @@ def metrics_scorings(frame: pd.DataFrame) -> pd.DataFrame:
     label, ``signature``, extraction ``status``, ``empty``, AtAvg and the five metrics."""
     if "metrics_scorings" not in frame.columns:
         return pd.DataFrame()
-    rows = []
+    rows: list[dict] = []
     for index, (text, model, setting, problem) in enumerate(
         zip(frame["metrics_scorings"], frame["model"], frame["setting"], frame["input"])
     ):
@@ -60,7 +60,8 @@ def metrics_scorings(frame: pd.DataFrame) -> pd.DataFrame:
     if long.empty:
         return long
     signatures = sorted(long["signature"].dropna().unique(), key=lambda s: (extraction_of(s), s))
-    labels, seen = {}, {}
+    labels: dict[str, str] = {}
+    seen: dict[str, int] = {}
     for signature in signatures:
         rule = extraction_of(signature)
         seen[rule] = seen.get(rule, 0) + 1

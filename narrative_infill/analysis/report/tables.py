@@ -61,11 +61,13 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     has_judge = has_columns(frame, ("qavg",))
     if not has_judge:
         report.notes.append(
-            "No judge scores in these logs: QAvg, High% and Low% columns are absent (run narrative_infill/judge)."
+            "No judge scores in these logs: QAvg, High% and Low% columns are absent (run "
+            "narrative_infill/judge)."
         )
     if not has_metrics:
         report.notes.append(
-            "No automatic-metric scores in these logs: AtAvg columns are absent (run narrative_infill/metrics)."
+            "No automatic-metric scores in these logs: AtAvg columns are absent (run "
+            "narrative_infill/metrics)."
         )
     if has_judge:
         judged = frame["qavg"].notna()  # an unjudged sample is neither high nor low: left out

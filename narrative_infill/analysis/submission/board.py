@@ -222,8 +222,9 @@ def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ("baseline: empty answer", lambda i: ""),
             ("baseline: left sentence copied", left_sentence),
         ):
-            row = {"file": None, "track": track, "model": name, "submitter": None, "judge": "not judged", "signature": signature,
-                   "badge": "baseline", "verified": False, "baseline": True, "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
+            row = {"file": None, "track": track, "model": name, "submitter": None, "judge": "not judged",
+                   "signature": signature, "badge": "baseline", "verified": False, "baseline": True,
+                   "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
             try:
                 instances = _track_instances(track)
                 backbones = logged_backbones(signature)
@@ -255,10 +256,13 @@ def _interval(value) -> str:
 
 def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = ["# Narrative infilling leaderboard", "",
-             f"Intervals: {CONFIDENCE:.0%} bootstrap over instances, all epochs of an instance together ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
-             "A row ranks above another only when their intervals do not overlap, within a group sharing settings, task versions, "
-             "metric signature, data and judge (models, prompt variant, weighting; G1, G2... when a track has several); custom entries are never ranked. "
-             "Badges: verified (every claim and sample recomputed here from the logs), consistent with its logs (some checks not possible here), file only."]  # fmt: skip
+             f"Intervals: {CONFIDENCE:.0%} bootstrap over instances, all epochs of an instance together "
+             f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
+             "A row ranks above another only when their intervals do not overlap, within a group sharing "
+             "settings, task versions, metric signature, data and judge (models, prompt variant, "
+             "weighting; G1, G2... when a track has several); custom entries are never ranked. "
+             "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
+             "logs (some checks not possible here), file only."]  # fmt: skip
     if high_inclusive:
         lines.append(
             f"High% counts {high_label(True)} (the authors' scripts), not the paper's {high_label()}."

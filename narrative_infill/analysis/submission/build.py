@@ -146,7 +146,8 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
         setting = setting_name(header.eval.metadata, header.eval.task)
         if setting in settings:
             raise SubmissionError(
-                f"two runs of setting {setting}: {Path(settings[setting].location).name} and {Path(location).name}; submit one"
+                f"two runs of setting {setting}: {Path(settings[setting].location).name} and "
+                f"{Path(location).name}; submit one"
             )
         samples = sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
         settings[setting] = SettingLogs(setting, location, header, samples)

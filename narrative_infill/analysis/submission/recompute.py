@@ -255,13 +255,13 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             )
         fresh = score_pairs([a for _, a, _, _ in chosen], [g for _, _, g, _ in chosen], backbones)
         for (where, _, _, logged), scores in zip(chosen, fresh):
-            off = [
+            differing = [
                 f"{k} {none_if_nan(logged.get(k))!r} -> {v:.4f}"
                 for k, v in scores.values.items()
                 if k in (*METRIC_NAMES, "atavg") and not _same(v, none_if_nan(logged.get(k)))
             ]
-            if off:
-                findings.add("re-scored metrics differ from the logged ones", where, ", ".join(off))
+            if differing:
+                findings.add("re-scored metrics differ from the logged ones", where, ", ".join(differing))
         recheck.checks.append(
             f"{len(chosen)} samples' five metrics and AtAvg re-scored here from the re-extracted answers"
             + (f" (seed {recheck.seed})" if recheck.seed is not None else "")

@@ -137,8 +137,12 @@ def schema_problems(document: dict[str, Any]) -> list[str]:
     for name, rows in samples.items() if isinstance(samples, dict) else []:
         problems += row_problems(name, rows)
     provenance = document.get("provenance")
-    need(isinstance(provenance, dict) and isinstance(provenance.get("logs"), list) and isinstance(provenance.get("samples_digest"), str),
-         "provenance.logs or provenance.samples_digest missing")  # fmt: skip
+    need(
+        isinstance(provenance, dict)
+        and isinstance(provenance.get("logs"), list)
+        and isinstance(provenance.get("samples_digest"), str),
+        "provenance.logs or provenance.samples_digest missing",
+    )
     need(isinstance(document.get("sha256"), str), "sha256 missing")
     return problems
 
@@ -196,7 +200,8 @@ def self_consistency(document: dict[str, Any], result: Verification) -> None:
             claimed = (claims.get(key) or {}).get("mean")
             if values and (claimed is None or not math.isclose(claimed, fmean(values), abs_tol=TOLERANCE)):
                 result.failures.append(
-                    f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give {fmean(values)!r}"
+                    f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give "
+                    f"{fmean(values)!r}"
                 )
     result.checks.append("claims agree with the file's own sample values")
 
@@ -238,11 +243,13 @@ def _check_logs(
     for key, recorded in log_provenance(runs).items():
         if not _close(document["provenance"].get(key), recorded):
             result.failures.append(
-                f"provenance.{key}: the file claims {document['provenance'].get(key)!r:.200}, the logs record {recorded!r:.200}"
+                f"provenance.{key}: the file claims {document['provenance'].get(key)!r:.200}, the logs "
+                f"record {recorded!r:.200}"
             )
     if {r.setting for r in runs} != set(document["settings"]):
         result.failures.append(
-            f"settings: the logs hold {sorted(r.setting for r in runs)}, the file {sorted(document['settings'])}"
+            f"settings: the logs hold {sorted(r.setting for r in runs)}, the file "
+            f"{sorted(document['settings'])}"
         )
     high_inclusive = bool(document["provenance"].get("high_inclusive"))
     claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
@@ -262,9 +269,12 @@ def _check_logs(
         result.failures.append(
             "provenance.samples_digest: the logs' answers and scores differ from the submitted ones"
         )
-    result.checks += ["every run successful, the track's complete sample set and protocol (read from the logs' headers)",
-                      "one model, one task version, one metric signature and one judge",
-                      "every aggregate recomputed from the samples (within 1e-9)", "samples digest recomputed"]  # fmt: skip
+    result.checks += [
+        "every run successful, the track's complete sample set and protocol (read from the logs' headers)",
+        "one model, one task version, one metric signature and one judge",
+        "every aggregate recomputed from the samples (within 1e-9)",
+        "samples digest recomputed",
+    ]
     _warnings(runs, claims, result)
     recheck = recheck_runs(runs, sample, PROTOCOLS.get(document["track"]))
     result.checks += recheck.checks
@@ -295,11 +305,13 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
             and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6)
         ):
             result.warnings.append(
-                f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples {claims['atavg']['mean']:.4f}: edited log?"
+                f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples "
+                f"{claims['atavg']['mean']:.4f}: edited log?"
             )
         if (claims["rates"]["empty_extraction"] or 0) > EMPTY_RATE_WARNING:
             result.warnings.append(
-                f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after extraction"
+                f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after "
+                f"extraction"
             )
         rouge = [none_if_nan(sample_scores(s)[0].get("rouge1")) for s in run.samples]
         near = [r >= CONTAMINATION_ROUGE for r in rouge if r is not None]

@@ -15,12 +15,21 @@ from dataclasses import dataclass
 from ...definitions import DIMENSIONS, NarrativeInfillError
 
 _ALIASES = {
-    "fluency": "fluency", "flu": "fluency",
-    "contextfaithfulness": "context_faithfulness", "faithfulness": "context_faithfulness", "faith": "context_faithfulness",
-    "bidirectionalcoherence": "bidirectional_coherence", "coherence": "bidirectional_coherence", "bico": "bidirectional_coherence",
-    "narrativeconsistency": "narrative_consistency", "consistency": "narrative_consistency", "narco": "narrative_consistency",
-    "informativeness": "informativeness", "info": "informativeness", "informative": "informativeness",
-}  # fmt: skip
+    "fluency": "fluency",
+    "flu": "fluency",
+    "contextfaithfulness": "context_faithfulness",
+    "faithfulness": "context_faithfulness",
+    "faith": "context_faithfulness",
+    "bidirectionalcoherence": "bidirectional_coherence",
+    "coherence": "bidirectional_coherence",
+    "bico": "bidirectional_coherence",
+    "narrativeconsistency": "narrative_consistency",
+    "consistency": "narrative_consistency",
+    "narco": "narrative_consistency",
+    "informativeness": "informativeness",
+    "info": "informativeness",
+    "informative": "informativeness",
+}
 # "Fluency: 4" (but not the template's "Fluency: 1-5").
 _KEY_LINE = re.compile(
     r"^[\s\"'*#\-]*([A-Za-z][A-Za-z _\-]{1,40}?)[\"'*\s]*[:=]\s*[\"'*]*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)",

