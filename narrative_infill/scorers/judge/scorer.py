@@ -79,6 +79,12 @@ def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model
     construction (``task_with(model_roles=...)``, eval-set, Inspect Flow), as its own
     model-graded scorers assume."""
     bound = bound_model_roles()
+    unbound = [role for role in roles if role not in bound]
+    if bound.keys() & set(roles) and unbound:  # a panel judged by fewer models than asked is not the panel
+        raise NarrativeInfillError(
+            f"the judge's roles {unbound} are not bound (its panel is {roles}): bind them with --model-role "
+            "or leave them out of judge_roles"
+        )
     judges: list[tuple[str, Model]] = []
     for role in roles:
         models = bound.get(role)
@@ -240,7 +246,7 @@ def judge(
     Args:
       variant: "paper" (the authors' prompt with its penalties sent, the paper's dimension
         definitions, the blank as written in the story) or "authors" (as their code sent it).
-      roles: model role(s) whose models judge; several make a panel.
+      roles: model role(s) whose models judge; several make a panel (bound in part: an error).
       grader_model: a model used when no role is bound (an explicit default).
       retries: extra grader calls after a reply without five valid scores.
       temperature: grader temperature (the paper: 0).
@@ -286,7 +292,11 @@ def judge(
             if not warned:
                 warned = True
                 logger.warning(
-                    "LLM judge not run (no grader model role bound). To add it later: %s", NOT_RUN_HINT
+                    "LLM judge not run (no model bound to the role(s) %s; roles bound: %s). "
+                    "To add it later: %s",
+                    ", ".join(map(repr, role_list)),
+                    ", ".join(bound_model_roles()) or "none",
+                    NOT_RUN_HINT,
                 )
             # No score, not an unscored one: nothing was judged, so no sample counts as a judge failure.
             return None
