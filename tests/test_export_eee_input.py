@@ -1,9 +1,18 @@
-"""``export eee`` on input that is not a log: an error naming the file, and nothing written."""
+"""``export eee`` on awkward input: a file that is not a log (an error naming it, nothing written), a
+sample that errored (absent with its error, not a bare "not scored"). Judge-only logs: no embedding model."""
+
+import json
 
 import pytest
+from eee_demo import VALID
+from helpers import mock_model
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import generate
 
 from narrative_infill.analysis.export.eee import ExportError, export_eee
 from narrative_infill.cli import main
+from narrative_infill.scorers.judge import judge
 
 
 @pytest.mark.parametrize(
@@ -24,3 +33,25 @@ def test_the_command_says_it_in_one_line(tmp_path, capsys):
     path.write_text("hello", encoding="utf-8")
     assert main(["export", "eee", str(path), "-o", str(tmp_path / "out"), "--organization", "t"]) == 1
     assert "notes.eval: not a readable Inspect log" in capsys.readouterr().err
+
+
+def test_an_errored_sample_is_absent_with_its_error(tmp_path):
+    def answer(messages, config):
+        if "Storm" in messages[-1].text:
+            raise RuntimeError("the endpoint went away")
+        return "<ANSWER>They met Bob.</ANSWER>"
+
+    samples = [
+        Sample(input="Ann went out. ____ Home.", target="x", id="calm"),
+        Sample(input="Storm. ____", id="storm"),
+    ]
+    task = Task(dataset=samples, solver=generate(), scorer=judge(), name="l2")
+    grader = mock_model(lambda m, c: VALID)
+    [log] = eval(task, model=mock_model(answer), model_roles={"grader": grader}, display="none",
+                 log_dir=str(tmp_path / "logs"), fail_on_error=False)  # fmt: skip
+    assert log.status == "success" and log.samples[1].error
+    [aggregate_path] = [p for p in export_eee([log.location], tmp_path / "out", "t") if p.suffix == ".json"]
+    results = json.loads(aggregate_path.read_text(encoding="utf-8"))["evaluation_results"]
+    [qavg] = [r for r in results if r["evaluation_result_id"] == "l2/judge/qavg"]
+    absent = json.loads(qavg["score_details"]["details"]["absent_samples"])
+    assert absent == {"storm@1": "the sample errored: RuntimeError('the endpoint went away')"}

@@ -173,7 +173,9 @@ def _value(score, key: str) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _absent_reason(score, key: str) -> str:
+def _absent_reason(sample, score, key: str) -> str:
+    if sample.error:  # its first line: the traceback is in the log
+        return f"the sample errored: {sample.error.message.partition(chr(10))[0]}"
     return str(score.explanation or score.reason or f"{key} is NaN in the log") if score else "not scored"
 
 
@@ -263,7 +265,7 @@ def log_records(
     model_id = log.eval.model
     folder = _folder(model_id, location)
     file_uuid = _file_uuid(log.eval.eval_id)
-    retrieved = str(int(time.time()))
+    packages = log.eval.packages or {}
     setting = setting_name(log.eval.metadata, log.eval.task)
     base = {
         "schema_version": SCHEMA_VERSION,
@@ -293,7 +295,7 @@ def log_records(
             for sample, score, _ in scores:
                 value = _value(score, key) if score else None
                 if value is None:
-                    missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(score, key)
+                    missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(sample, score, key)
                     continue
                 records.append(_sample_record(sample, log, base, result_id, key, score, spec, value))
             entry = _header_metrics(log, max(scorer_keys), key)
@@ -345,7 +347,7 @@ def log_records(
         "schema_version": SCHEMA_VERSION,
         "evaluation_id": base["evaluation_id"],
         "evaluation_timestamp": log.eval.created,
-        "retrieved_timestamp": retrieved,
+        "retrieved_timestamp": str(int(time.time())),
         "source_metadata": {
             "source_name": "Inspect AI eval log (narrative-infill export eee)",
             "source_type": "evaluation_run",
@@ -362,10 +364,8 @@ def log_records(
         },
         "eval_library": {
             "name": "inspect_ai",
-            "version": (log.eval.packages or {}).get("inspect_ai", "unknown"),
-            "additional_details": _details(
-                {"narrative_infill": (log.eval.packages or {}).get("narrative_infill")}
-            ),
+            "version": packages.get("inspect_ai", "unknown"),
+            "additional_details": _details({"narrative_infill": packages.get("narrative_infill")}),
         },
         "model_info": _model_info(model_id),
         "evaluation_results": results,
