@@ -163,3 +163,75 @@ def test_parity_holds_with_the_golds_cache_warm_and_on_disk(answer_pairs, scored
         assert [r.values["semf1"] for r in result] == pytest.approx(
             [r.values["semf1"] for r in uncached], abs=1e-6
         )
+
+
+@pytest.fixture(scope="module")
+def parity_pairs():
+    """A representative subset for the shared-pass parity: every 49th of the 9,800 shared responses
+    (200, across all 30 problems and the file's models; benchmarks/metrics_parity.py runs all 9,800)."""
+    with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle][::49]
+    pairs = [
+        (extract_answer(r["response"], r["problem"]).text.strip(), r["gold_answer"].strip()) for r in rows
+    ]
+    return [(p, g) for p, g in pairs if p]
+
+
+def test_one_forward_pass_serves_both_metrics_with_the_separate_calls_scores(parity_pairs, monkeypatch):
+    """With MiniLM behind both metrics, a one-sentence text's Sem-F1 vector is read off BERTScore's
+    forward pass: the sentence model encodes only the sentences of longer texts, and both metrics
+    equal the separate library calls (BERTScorer pair by pair, SentenceTransformer.encode) to 1e-6,
+    with the golds' cache cold and warm."""
+    import bert_score
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    from narrative_infill.scorers.metrics.embedding import _sentence_model
+    from narrative_infill.scorers.metrics.pairs import sentences
+
+    backbones = resolve_backbones("minilm")
+    predictions, golds = [p for p, _ in parity_pairs], [g for _, g in parity_pairs]
+    model = _sentence_model(backbones.semf1_model)
+    encoded: list[str] = []
+    original = model.encode
+    monkeypatch.setattr(model, "encode", lambda texts, **kw: encoded.extend(texts) or original(texts, **kw))
+    cold = score_pairs(predictions, golds, backbones, use_cache=False)
+    whole = {text for text in predictions + golds if sentences(text) == [text]}
+    assert len(whole) > len(parity_pairs) / 3 and not whole & set(encoded)
+    warm = score_pairs(predictions, golds, backbones)  # golds now from the cache
+    score_pairs(predictions, golds, backbones)
+
+    scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
+    direct_bert = scorer.score(predictions, golds, batch_size=1)[2].tolist()  # no padding across pairs
+    separate = SentenceTransformer(minilm_path())
+    split = [(sentences(p), sentences(g)) for p, g in parity_pairs]
+    direct_sem = []
+    for pred, gold in split:
+        cosine = (
+            separate.encode(pred, normalize_embeddings=True)
+            @ separate.encode(gold, normalize_embeddings=True).T
+        )
+        precision, recall = cosine.max(axis=1).mean(), cosine.max(axis=0).mean()
+        direct_sem.append(2 * precision * recall / (precision + recall + 1e-8))
+    for result in (cold, warm):
+        assert np.abs(np.array([r.values["bertscore"] for r in result]) - direct_bert).max() <= 1e-6
+        assert np.abs(np.array([r.values["semf1"] for r in result]) - direct_sem).max() <= 1e-6
+
+
+def test_a_bertscore_layer_below_the_top_never_lends_its_pass_to_semf1():
+    from narrative_infill.scorers.metrics.embedding import Backbones, _pooling_pipeline
+
+    assert _pooling_pipeline(resolve_backbones("minilm")) is not None
+    assert (
+        _pooling_pipeline(Backbones(minilm_path(), 5, minilm_path())) is None
+    )  # a 5-layer copy, not Sem-F1's
+
+
+def test_a_text_bert_tokenises_to_nothing_scores_as_bert_score_scores_it(scored):
+    import bert_score
+
+    scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
+    [result] = score_pairs(["\u200b"], ["He went home."], scored[0])  # a zero-width space: [CLS] [SEP] only
+    assert result.values["bertscore"] == pytest.approx(
+        float(scorer.score(["\u200b"], ["He went home."])[2][0]), abs=1e-6
+    )

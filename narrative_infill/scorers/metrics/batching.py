@@ -5,6 +5,12 @@ under ``inspect score``). Running a transformer once per pair would waste most o
 time on per-call overhead, so requests are queued and a single worker per event loop
 scores whatever has accumulated, up to ``max_batch`` pairs, in a worker thread; while a
 batch runs, the next one fills. Each sample still gets its own score.
+
+No request waits for company: during ``inspect eval`` a sample being scored holds its sample
+slot (Inspect runs scorers inside the ``max_samples`` limit), so any fixed wait would be
+generation time lost. Batches size themselves instead: at a low rate a batch is the one or two
+samples that finished while the previous batch ran; when samples finish faster than they are
+scored, the queue and so the next batch grow, and larger batches score more pairs a second.
 """
 
 from __future__ import annotations
@@ -22,17 +28,17 @@ Result = TypeVar("Result")
 class DynamicBatcher(Generic[Request, Result]):
     """Requests queue per event loop; one worker scores them in a thread, a batch at a time.
 
-    A batch goes when ``min_batch`` requests wait, or when the oldest has waited
-    ``max_wait_s``, whichever comes first: under ``inspect score`` every sample arrives at once
-    and the first batch leaves at once; during ``inspect eval`` samples finish one by one, and
-    waiting up to ``max_wait_s`` (0.2 s) gathers them into batches the models handle far
-    faster than one pair per call, while no finished sample waits longer than that for its
-    batch to start.
+    A batch is everything queued (up to ``max_batch``) when the worker is free, after one turn of
+    the event loop so that samples finishing at the same moment go together: under ``inspect
+    score`` every sample arrives at once and the first batch leaves at once; during ``inspect
+    eval`` a finished sample's batch starts as soon as the previous batch is done. A caller that
+    wants company can ask a batch to wait until ``min_batch`` requests are queued or the oldest has
+    waited ``max_wait_s`` (the defaults, 1 and 0 s, never wait).
     """
 
     def __init__(
         self, score_batch: Callable[[list[Request]], Sequence[Result]], max_batch: int = 64,
-        min_batch: int = 16, max_wait_s: float = 0.2,
+        min_batch: int = 1, max_wait_s: float = 0.0,
     ):  # fmt: skip
         self._score_batch = score_batch
         self._max_batch = max_batch
@@ -55,7 +61,7 @@ class DynamicBatcher(Generic[Request, Result]):
         queue = self._queues[loop]
         try:
             while queue:
-                # Let the samples finishing alongside this one join, up to the bounded wait.
+                await asyncio.sleep(0)  # the samples finishing alongside this one join it
                 while len(queue) < self._min_batch and loop.time() - queue[0][2] < self._max_wait_s:
                     await asyncio.sleep(min(0.02, self._max_wait_s))
                 batch = queue[: self._max_batch]

@@ -17,11 +17,14 @@ neither limit is reached in practice; longer answers are scored on their truncat
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
+
+import numpy as np
 
 from ...definitions import NarrativeInfillError, OptionError
 from .cache import EmbeddingCache
@@ -35,6 +38,9 @@ PAPER_SEMF1_MODEL = "sentence-transformers/paraphrase-distilroberta-base-v1"
 #: all-MiniLM-L6-v2 has six layers; BERTScore reads the last one.
 MINILM_LAYER = 6
 BACKBONES = ("auto", "paper", "minilm")
+#: Token positions (texts x longest text) in one BERTScore forward pass: 64 texts of 128 word pieces.
+#: 64 texts at the 512-piece cap would hold about 0.8 GB of attention weights at once.
+TOKENS_PER_BATCH = 64 * 128
 
 
 class BackboneUnavailable(NarrativeInfillError, RuntimeError):
@@ -180,27 +186,50 @@ def _sentence_model(model: str):
         return SentenceTransformer(model)
 
 
-def bertscore_f1(
+def _pooling_pipeline(backbones: Backbones):
+    """Sem-F1's modules after the encoder (pooling, normalisation) when they can run on BERTScore's forward
+    pass: both metrics use one encoder object with all its layers (the MiniLM fallback) and the
+    sentence-transformers pipeline is that encoder followed only by pooling and normalisation, with no
+    prompt. ``None`` otherwise (the paper's two different models)."""
+    if backbones.bertscore_model != backbones.semf1_model:
+        return None
+    model = _sentence_model(backbones.semf1_model)
+    _, encoder, _ = _bertscore_encoder(
+        backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
+    )
+    after = list(model)[1:]
+    if (
+        getattr(model[0], "auto_model", None) is not encoder
+        or getattr(model, "default_prompt_name", None)
+        or not all(type(module).__name__ in ("Pooling", "Normalize") for module in after)
+    ):
+        return None
+    return model, after
+
+
+def encode_texts(
     predictions: list[str],
     references: list[str],
     backbones: Backbones,
+    whole_sentences: set[str] = frozenset(),
     batch_size: int = 64,
     cache: EmbeddingCache | None = None,
-) -> list[float]:
-    """Raw BERTScore F1 of each pair, equal to ``bert_score.score([p], [r])`` on the pair alone.
+) -> tuple[dict[str, tuple], dict[str, np.ndarray]]:
+    """BERTScore's token embeddings and idf weights of every distinct text, and the Sem-F1 vectors that the
+    same forward pass yields.
 
-    Embeddings are computed in batches (bert_score's own ``get_bert_embedding`` over the
-    unique texts, longest first, as ``BERTScorer.score`` does), but the greedy matching runs
-    pair by pair. ``BERTScorer.score`` would match a whole batch at once, padding every
-    pair's token embeddings with a constant vector up to the batch's longest text; those
-    pads can win the max-cosine match, so a pair's score would depend on which samples
-    Inspect happened to score alongside it. With a ``cache``, the references' token
-    embeddings are read from it when present and stored when computed.
+    Texts are tokenised and encoded with bert_score's own functions (``sent_encode``, ``padding``,
+    ``bert_encode``, as ``get_bert_embedding`` calls them), longest first, in batches of at most
+    ``batch_size`` texts and ``TOKENS_PER_BATCH`` token positions. A text in ``whole_sentences``
+    (its sentence split is the text itself) whose sentence-transformers tokenisation is the same
+    token ids also gets its Sem-F1
+    vector from this pass: the encoder's output run through the sentence model's own pooling and
+    normalisation modules is what ``SentenceTransformer.encode`` computes for it, without a second
+    forward pass. With a ``cache``, the references' token embeddings are read from it when present and
+    stored when computed.
     """
-    if not predictions:
-        return []
     import torch
-    from bert_score.utils import get_bert_embedding, greedy_cos_idf
+    from bert_score.utils import bert_encode, padding, sent_encode
 
     tokenizer, model, device = _bertscore_encoder(
         backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
@@ -208,17 +237,46 @@ def bertscore_f1(
     idf: defaultdict[int, float] = defaultdict(lambda: 1.0)  # BERTScorer.score without idf weighting
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
+    pipeline = _pooling_pipeline(backbones) if whole_sentences else None
+    pooled: dict[str, np.ndarray] = {}
+
+    def poolable(texts: list[str], ids: list[list[int]]) -> set[int]:
+        candidates = [i for i, text in enumerate(texts) if text in whole_sentences]
+        if pipeline is None or not candidates:
+            return set()
+        features = pipeline[0].preprocess([texts[i] for i in candidates])
+        lengths = features["attention_mask"].sum(dim=1).tolist()
+        return {
+            i
+            for i, row, length in zip(candidates, features["input_ids"].tolist(), lengths)
+            if row[:length] == ids[i]
+        }
 
     def embed(texts: list[str]) -> list[tuple]:
-        ordered = sorted(set(texts), key=lambda text: len(text.split(" ")), reverse=True)
-        stats = {}
-        for start in range(0, len(ordered), batch_size):
-            chunk = ordered[start : start + batch_size]
-            embeddings, masks, idfs = get_bert_embedding(chunk, model, tokenizer, idf, device=device)
-            for i, text in enumerate(chunk):
-                length = int(masks[i].sum())
-                stats[text] = (embeddings[i, :length].cpu().numpy(), idfs[i, :length].cpu().numpy())
-        return [stats[text] for text in texts]
+        ids = [sent_encode(tokenizer, text) for text in texts]
+        shared = poolable(texts, ids)
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]), reverse=True)
+        stats: list[tuple] = [()] * len(texts)
+        while order:
+            # Long texts go in smaller batches: attention memory grows with the square of the length.
+            size = max(1, min(batch_size, TOKENS_PER_BATCH // len(ids[order[0]])))
+            chunk, order = order[:size], order[size:]
+            padded, lengths, mask = padding([ids[i] for i in chunk], tokenizer.pad_token_id)
+            embeddings = bert_encode(model, padded.to(device), attention_mask=mask.to(device))
+            for row, i in enumerate(chunk):
+                length = int(lengths[row])
+                weights = np.array([idf[token] for token in ids[i]], dtype=np.float32)
+                stats[i] = (embeddings[row, :length].cpu().numpy(), weights)
+            rows = [row for row, i in enumerate(chunk) if i in shared]
+            if rows:
+                features = {"token_embeddings": embeddings[rows], "attention_mask": mask[rows].to(device)}
+                with torch.no_grad():
+                    for module in pipeline[1]:
+                        features = module(features)
+                    vectors = torch.nn.functional.normalize(features["sentence_embedding"], p=2, dim=1)
+                for row, vector in zip(rows, vectors.cpu().numpy()):
+                    pooled[texts[chunk[row]]] = vector
+        return stats
 
     if cache is None:
         texts = list(dict.fromkeys([*predictions, *references]))
@@ -227,23 +285,40 @@ def bertscore_f1(
         stats = dict(cache.lookup(references, embed))
         fresh = [text for text in dict.fromkeys(predictions) if text not in stats]
         stats.update(zip(fresh, embed(fresh)))
-    scores = []
-    with torch.no_grad():
-        for prediction, reference in zip(predictions, references):
-            (ref_emb, ref_idf), (hyp_emb, hyp_idf) = (
-                tuple(map(torch.from_numpy, stats[t])) for t in (reference, prediction)
-            )
-            ones = lambda n: torch.ones(1, n, dtype=torch.bool)  # noqa: E731
-            _, _, f1 = greedy_cos_idf(
-                ref_emb[None],
-                ones(len(ref_emb)),
-                ref_idf[None],
-                hyp_emb[None],
-                ones(len(hyp_emb)),
-                hyp_idf[None],
-            )
-            scores.append(float(f1[0]))
-    return scores
+    return stats, pooled
+
+
+def bertscore_f1(predictions: list[str], references: list[str], stats: dict[str, tuple]) -> list[float]:
+    """Raw BERTScore F1 of each pair, equal to ``bert_score.score([p], [r])`` on the pair alone.
+
+    ``stats`` holds each text's token embeddings and idf weights (``encode_texts``). The greedy matching
+    runs pair by pair: ``BERTScorer.score`` matches a whole batch at once, padding every pair's token
+    embeddings up to the batch's longest text, and those pads can win the max-cosine match, so a pair's
+    score would depend on which samples Inspect happened to score alongside it.
+    """
+    unit = {}
+    for text in dict.fromkeys([*predictions, *references]):
+        embeddings, weights = stats[text]
+        unit[text] = (embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True), weights / weights.sum())
+    return [
+        _greedy_f1(*unit[prediction], *unit[reference])
+        for prediction, reference in zip(predictions, references)
+    ]
+
+
+def _greedy_f1(hyp: np.ndarray, hyp_weights: np.ndarray, ref: np.ndarray, ref_weights: np.ndarray) -> float:
+    """bert_score's ``greedy_cos_idf`` for one unpadded pair, in numpy. Written here because the library's
+    function is batched torch: called pair by pair it costs a few milliseconds of dispatch per pair,
+    more than the matching itself. Same steps on unit-normalised embeddings: each token's best cosine,
+    weighted by its normalised idf, P over the candidate's tokens and R over the reference's,
+    F = 2PR/(P+R); a text of only [CLS] [SEP] scores 0, as in the library."""
+    if len(hyp) == 2 or len(ref) == 2:
+        return 0.0
+    similarity = hyp @ ref.T
+    precision = float(similarity.max(axis=1) @ hyp_weights)
+    recall = float(similarity.max(axis=0) @ ref_weights)
+    f1 = 2 * precision * recall / (precision + recall)
+    return 0.0 if math.isnan(f1) else f1
 
 
 def semf1(
@@ -252,8 +327,10 @@ def semf1(
     backbones: Backbones,
     batch_size: int = 64,
     cache: EmbeddingCache | None = None,
+    pooled: dict[str, np.ndarray] | None = None,
 ) -> list[float]:
-    """Sem-F1 of pre-split sentences: every sentence of the batch is embedded in one call.
+    """Sem-F1 of pre-split sentences: every sentence of the batch not in ``pooled`` (vectors already read
+    off BERTScore's forward pass, see ``encode_texts``) is embedded in one call.
 
     Written here because the authors' implementation lives in a Hugging Face Space, not a
     maintained package. Definition (their Space and scripts): cosine matrix between
@@ -261,23 +338,23 @@ def semf1(
     of the best cosine to a reference sentence, recall symmetric, F1 = 2PR/(P+R+1e-8).
     A side with no sentences scores 0.
     """
-    import numpy as np
-
     # Each distinct sentence is embedded once (a gold span recurs across models and epochs);
     # with a cache, the references' sentences are read from it when present.
     model = _sentence_model(backbones.semf1_model)
+    pooled = pooled or {}
 
     def encode(sentences: list[str]) -> list[tuple]:
-        if not sentences:
-            return []
-        vectors = model.encode(
-            sentences,
-            batch_size=batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return [(vector,) for vector in vectors]
+        missing = [s for s in sentences if s not in pooled]
+        if missing:
+            vectors = model.encode(
+                missing,
+                batch_size=batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+            pooled.update(zip(missing, vectors))
+        return [(pooled[s],) for s in sentences]
 
     reference_sentences = [s for group in references for s in group]
     known = {} if cache is None else {s: v[0] for s, v in cache.lookup(reference_sentences, encode).items()}

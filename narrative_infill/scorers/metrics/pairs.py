@@ -11,7 +11,14 @@ import math
 from dataclasses import dataclass, field
 
 from .cache import EmbeddingCache, embedding_cache
-from .embedding import Backbones, BackboneUnavailable, bertscore_f1, resolve_backbones, semf1
+from .embedding import (
+    Backbones,
+    BackboneUnavailable,
+    bertscore_f1,
+    encode_texts,
+    resolve_backbones,
+    semf1,
+)
 from .lexical import chrf, lexical_signature, meteor, rouge1_f1
 
 METRIC_NAMES = ("bertscore", "rouge1", "meteor", "chrf", "semf1")
@@ -70,26 +77,29 @@ def score_pairs(
         signature = backbones.signature()
         bert_cache = embedding_cache("bertscore", signature, cache_dir)
         sem_cache = embedding_cache("semf1", signature, cache_dir)
-    bert = dict(
-        zip(
-            filled,
-            bertscore_f1(
-                [predictions[i] for i in filled],
-                [references[i] for i in filled],
-                backbones,
-                batch_size,
-                bert_cache,
-            ),
-        )
-    )
     pred_sentences = [sentences(predictions[i]) for i in filled]
+    ref_sentences = [sentences(references[i]) for i in filled]
+    # A text that is one whole sentence gets its Sem-F1 vector from BERTScore's forward pass when one
+    # encoder serves both metrics (see encode_texts): one pass per text instead of two.
+    whole_sentences = {
+        text
+        for i, pred, ref in zip(filled, pred_sentences, ref_sentences)
+        for text, split in ((predictions[i], pred), (references[i], ref))
+        if split == [text]
+    }
+    stats, pooled = encode_texts(
+        [predictions[i] for i in filled],
+        [references[i] for i in filled],
+        backbones,
+        whole_sentences,
+        batch_size,
+        bert_cache,
+    )
+    bert = dict(
+        zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], stats))
+    )
     semantic = dict(
-        zip(
-            filled,
-            semf1(
-                pred_sentences, [sentences(references[i]) for i in filled], backbones, batch_size, sem_cache
-            ),
-        )
+        zip(filled, semf1(pred_sentences, ref_sentences, backbones, batch_size, sem_cache, pooled))
     )
     no_sentences = {i for i, s in zip(filled, pred_sentences) if not s}
 
