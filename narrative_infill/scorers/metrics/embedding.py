@@ -21,6 +21,7 @@ import math
 import os
 import threading
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 
@@ -211,7 +212,7 @@ def encode_texts(
     predictions: list[str],
     references: list[str],
     backbones: Backbones,
-    whole_sentences: set[str] = frozenset(),
+    whole_sentences: AbstractSet[str] = frozenset(),
     batch_size: int = 64,
     cache: EmbeddingCache | None = None,
 ) -> tuple[dict[str, tuple], dict[str, np.ndarray]]:
@@ -238,13 +239,14 @@ def encode_texts(
     idf[tokenizer.sep_token_id] = 0
     idf[tokenizer.cls_token_id] = 0
     pipeline = _pooling_pipeline(backbones) if whole_sentences else None
+    sentence_model, poolers = pipeline if pipeline else (None, [])
     pooled: dict[str, np.ndarray] = {}
 
     def poolable(texts: list[str], ids: list[list[int]]) -> set[int]:
         candidates = [i for i, text in enumerate(texts) if text in whole_sentences]
-        if pipeline is None or not candidates:
+        if sentence_model is None or not candidates:
             return set()
-        features = pipeline[0].preprocess([texts[i] for i in candidates])
+        features = sentence_model.preprocess([texts[i] for i in candidates])
         lengths = features["attention_mask"].sum(dim=1).tolist()
         return {
             i
@@ -271,7 +273,7 @@ def encode_texts(
             if rows:
                 features = {"token_embeddings": embeddings[rows], "attention_mask": mask[rows].to(device)}
                 with torch.no_grad():
-                    for module in pipeline[1]:
+                    for module in poolers:
                         features = module(features)
                     vectors = torch.nn.functional.normalize(features["sentence_embedding"], p=2, dim=1)
                 for row, vector in zip(rows, vectors.cpu().numpy()):
