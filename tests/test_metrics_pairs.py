@@ -14,7 +14,7 @@ from narrative_infill.scorers.metrics.pairs import (
 )
 from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
 
-from helpers import FIXTURES
+from helpers import FIXTURES, SHARED, require_shared
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
@@ -169,6 +169,7 @@ def test_parity_holds_with_the_golds_cache_warm_and_on_disk(answer_pairs, scored
 def parity_pairs():
     """A representative subset for the shared-pass parity: every 49th of the 9,800 shared responses
     (200, across all 30 problems and the file's models; benchmarks/metrics_parity.py runs all 9,800)."""
+    require_shared()
     with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle][::49]
     pairs = [
@@ -177,7 +178,9 @@ def parity_pairs():
     return [(p, g) for p, g in pairs if p]
 
 
-def test_one_forward_pass_serves_both_metrics_with_the_separate_calls_scores(parity_pairs, monkeypatch):
+def test_one_forward_pass_serves_both_metrics_with_the_separate_calls_scores(
+    parity_pairs, monkeypatch, tmp_path
+):
     """With MiniLM behind both metrics, a one-sentence text's Sem-F1 vector is read off BERTScore's
     forward pass: the sentence model encodes only the sentences of longer texts, and both metrics
     equal the separate library calls (BERTScorer pair by pair, SentenceTransformer.encode) to 1e-6,
@@ -195,22 +198,23 @@ def test_one_forward_pass_serves_both_metrics_with_the_separate_calls_scores(par
     encoded: list[str] = []
     original = model.encode
     monkeypatch.setattr(model, "encode", lambda texts, **kw: encoded.extend(texts) or original(texts, **kw))
-    cold = score_pairs(predictions, golds, backbones, use_cache=False)
+    cold = score_pairs(
+        predictions, golds, backbones, cache_dir=str(tmp_path)
+    )  # a fresh cache: golds computed
     whole = {text for text in predictions + golds if sentences(text) == [text]}
     assert len(whole) > len(parity_pairs) / 3 and not whole & set(encoded)
-    warm = score_pairs(predictions, golds, backbones)  # golds now from the cache
-    score_pairs(predictions, golds, backbones)
+    warm = score_pairs(predictions, golds, backbones, cache_dir=str(tmp_path))  # golds from the cache
 
     scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, lang="en")
-    direct_bert = scorer.score(predictions, golds, batch_size=1)[2].tolist()  # no padding across pairs
-    separate = SentenceTransformer(minilm_path())
+    direct_bert = scorer.score(predictions, golds, batch_size=1)[2].numpy()  # no padding across pairs
     split = [(sentences(p), sentences(g)) for p, g in parity_pairs]
+    distinct = list(dict.fromkeys(s for pair in split for side in pair for s in side))
+    vectors = dict(
+        zip(distinct, SentenceTransformer(minilm_path()).encode(distinct, normalize_embeddings=True))
+    )
     direct_sem = []
     for pred, gold in split:
-        cosine = (
-            separate.encode(pred, normalize_embeddings=True)
-            @ separate.encode(gold, normalize_embeddings=True).T
-        )
+        cosine = np.stack([vectors[s] for s in pred]) @ np.stack([vectors[s] for s in gold]).T
         precision, recall = cosine.max(axis=1).mean(), cosine.max(axis=0).mean()
         direct_sem.append(2 * precision * recall / (precision + recall + 1e-8))
     for result in (cold, warm):
