@@ -319,3 +319,25 @@ def test_bundle_logs_refuses_an_entry_whose_log_is_missing_and_writes_nothing(
         == 1
     )
     assert "beta.json: log " in capsys.readouterr().err and not (tmp_path / "site").exists()
+
+
+def test_bundle_logs_refuses_a_log_edited_after_submitting(submissions, logs, tmp_path, capsys):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    edited = tmp_path / "logs"
+    shutil.copytree(logs, edited)
+    target = sorted((edited / "alpha").rglob("*.eval"))[0]
+    log = read_eval_log(str(target))
+    log.samples[0].scores["metrics"].value["rouge1"] = 1.0  # a better score than the one submitted
+    write_eval_log(log, str(target))
+    site = tmp_path / "site"
+    assert main(["leaderboard", str(submissions), "-o", str(site), "--bundle-logs", str(edited)]) == 1
+    error = capsys.readouterr().err
+    assert f"alpha.json: log {target.name}" in error and "SHA-256" in error and not site.exists()
+    # The untouched original kept beside it is the one the entry's viewer gets.
+    shutil.copy2(sorted((logs / "alpha").rglob(target.name))[0], edited / "original.eval")
+    (edited / "backup").mkdir()
+    shutil.move(edited / "original.eval", edited / "backup" / target.name)
+    assert main(["leaderboard", str(submissions), "-o", str(site), "--bundle-logs", str(edited)]) == 0
+    [bundled] = (site / "logs" / "alpha" / "logs").glob(target.name)
+    assert bundled.read_bytes() == sorted((logs / "alpha").rglob(target.name))[0].read_bytes()
