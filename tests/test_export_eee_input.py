@@ -6,7 +6,7 @@ import json
 import pytest
 from eee_demo import VALID
 from helpers import mock_model
-from inspect_ai import Task, eval
+from inspect_ai import Epochs, Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.solver import generate
 
@@ -55,3 +55,26 @@ def test_an_errored_sample_is_absent_with_its_error(tmp_path):
     [qavg] = [r for r in results if r["evaluation_result_id"] == "l2/judge/qavg"]
     absent = json.loads(qavg["score_details"]["details"]["absent_samples"])
     assert absent == {"storm@1": "the sample errored: RuntimeError('the endpoint went away')"}
+
+
+def test_epochs_and_their_reducer_are_recorded_with_each_result(tmp_path):
+    # Inspect reduces each sample's epochs before its metrics: the aggregate is a mean over reduced samples.
+    task = Task(dataset=[Sample(input="Ann went out. ____ Home.", target="x", id="calm")], solver=generate(),
+                scorer=judge(), name="l2")  # fmt: skip
+    grader = mock_model(lambda m, c: VALID)
+    [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>Bob.</ANSWER>"), model_roles={"grader": grader},
+                 epochs=Epochs(2, "max"), display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
+    written = export_eee([log.location], tmp_path / "out", "t")
+    [aggregate_path] = [p for p in written if p.suffix == ".json"]
+    [qavg] = [
+        r
+        for r in json.loads(aggregate_path.read_text(encoding="utf-8"))["evaluation_results"]
+        if r["evaluation_result_id"] == "l2/judge/qavg"
+    ]
+    details = qavg["generation_config"]["additional_details"]
+    assert (details["epochs"], details["epochs_reducer"]) == ("2", '["max"]')
+    [samples_path] = [p for p in written if p.suffix == ".jsonl"]
+    records = [json.loads(line) for line in samples_path.read_text(encoding="utf-8").splitlines()]
+    assert sorted(
+        r["metadata"]["epoch"] for r in records if r["evaluation_result_id"] == "l2/judge/qavg"
+    ) == [1, 2]

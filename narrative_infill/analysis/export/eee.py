@@ -155,11 +155,8 @@ def _header_metrics(header, scorer_key: str, key: str):
     """The log header's metrics of ``scorer_key``'s ``key``. A log rescored with ``--action append``
     lists a scorer's keys twice (the empty entries of a judge that had no grader, then the new
     ones): the last entry that scored samples is the one the samples hold."""
-    entries = [
-        e
-        for e in (header.results.scores if header.results else [])
-        if e.scorer == scorer_key and e.name == key
-    ]
+    results = header.results.scores if header.results else []
+    entries = [e for e in results if e.scorer == scorer_key and e.name == key]
     scored = [e for e in entries if e.scored_samples]
     return (scored or entries or [None])[-1]
 
@@ -198,6 +195,9 @@ def _generation_config(header) -> dict[str, Any]:
                 "setting": setting_name(metadata, header.eval.task),
                 "prompt_variant": metadata.get("prompt_variant"),
                 "system_role": metadata.get("system_role"),
+                # Inspect reduces each sample's epochs first: a result is a mean over reduced samples.
+                "epochs": header.eval.config.epochs,
+                "epochs_reducer": header.eval.config.epochs_reducer,
                 "max_tokens_rule": sorted(
                     {str((s.metadata or {}).get("max_tokens_rule")) for s in header.samples}
                 ),
