@@ -131,7 +131,7 @@ def test_side_by_side_difference_missing_rows_and_summary_lines():
     side = comparison.tables["paper_table3"]
     cell = side.loc[("l0", "Gemma-2-2B", "atavg")]
     assert cell["paper"] == _paper("l0", "Gemma-2-2B")
-    assert cell["diff ours"] == pytest.approx(cell["ours"] - cell["paper"])
+    assert cell[f"diff ours ({NOT_COMPARABLE})"] == pytest.approx(cell["ours"] - cell["paper"])
     missing = comparison.tables["paper_missing"].reset_index()
     table3 = missing[missing["table"] == "table3"]
     assert len(table3) == 2 * 16 and "Gemma-2-2B" not in set(table3["paper_model"])
@@ -236,7 +236,8 @@ def test_report_compare_paper_on_logs_scored_both_ways(tmp_path, capsys):
     assert sensitivity.loc[("ours", "l1", "mockllm/google/gemma-2-2b-it"), "empty_pct"] == 100
     assert sensitivity.loc[("published", "l1", "mockllm/google/gemma-2-9b-it"), "empty_pct"] == 0
     side = pd.read_csv(out / "paper_table3.csv", index_col=[0, 1, 2])
-    assert {"paper", "ours", "published", "diff ours", "diff published"} <= set(side.columns)
+    diffs = {f"diff {rule} ({NOT_COMPARABLE})" for rule in ("ours", "published")}
+    assert {"paper", "ours", "published", *diffs} <= set(side.columns)
 
 
 def test_two_log_models_matching_one_paper_model_are_not_averaged():
@@ -269,3 +270,46 @@ def test_a_scoring_repeated_with_one_signature_counts_once_newest_first():
     table = sensitivity_table(frame)
     row = table.loc[("unrecorded", "l0", "m")]  # scored before the rule joined the signature
     assert row["samples"] == 1 and row["atavg"] == pytest.approx(0.3)
+
+
+def _noisy_frame(rules: tuple[str, ...]) -> pd.DataFrame:
+    """Four paper models at L0 and L1, 12 problems, values noisy enough that the bootstrap
+    intervals are wide; every scoring in ``rules`` holds the same values."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for setting in ("l0", "l1"):
+        for model, name in MODELS.items():
+            for problem in range(12):
+                value = _paper(setting, name) + rng.normal(0, 0.05)
+                keys = ["metrics", *(f"metrics{k}" for k in range(1, len(rules)))]
+                scorings = {
+                    key: {"signature": f"{MINILM} | extraction={rule}", "status": "tagged", "empty": False}
+                    for key, rule in zip(keys, rules)
+                }
+                values = json.dumps({"atavg": value, **{name: value for name in ("rouge1", "chrf")}})
+                rows.append(
+                    {"model": model, "setting": setting, "input": f"problem {problem} ______ end.",
+                     "metrics_scorings": json.dumps(scorings), **{f"score_{key}": values for key in keys}}
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_cells_bootstrap_interval_does_not_move_when_another_scoring_is_added():
+    """Was one generator per table, shared in group order: adding the published scoring shifted
+    the intervals of ours; the same values under both rules got different intervals."""
+    both = compare_with_paper(_noisy_frame(("ours", "published"))).tables["paper_rank_agreement"]
+    alone = compare_with_paper(_noisy_frame(("ours",))).tables["paper_rank_agreement"]
+    bounds = ["tau_low", "tau_high", "rho_low", "rho_high"]
+    ours = both.xs("ours", level="scoring")[bounds]
+    assert ours.equals(alone.xs("ours", level="scoring")[bounds])
+    assert ours.equals(both.xs("published", level="scoring")[bounds])  # paired: the same draws
+    assert (ours["tau_low"] < ours["tau_high"]).any()  # the intervals are not degenerate
+
+
+def test_a_difference_across_backbones_is_labelled_not_comparable_in_level():
+    minilm = compare_with_paper(_frame()).tables["paper_table3"]
+    assert f"diff ours ({NOT_COMPARABLE})" in minilm.columns and "diff ours" not in minilm.columns
+    paper = compare_with_paper(_frame(backbones=PAPER)).tables["paper_table3"]
+    assert "diff ours" in paper.columns

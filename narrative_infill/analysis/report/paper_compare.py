@@ -18,6 +18,7 @@ Judge quantities (QAvg and the five dimensions) come from the newest judge score
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +31,7 @@ from ...scorers.metrics.signature import BackboneSignature
 from .paper_results import model_id, paper_results
 from .scorings import metrics_scorings
 
-#: Bootstrap draws per coefficient; the seed makes a report reproducible.
+#: Bootstrap draws per coefficient; the seed (with the cell, ``_cell_rng``) makes a report reproducible.
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_SEED = 0
 #: Fewer matched models than this leave a ranking coefficient undefined.
@@ -84,6 +85,20 @@ def is_paper_signature(signature: str | None) -> bool:
     return named is not None and (named.bertscore_model, named.bertscore_layer, named.semf1_model) == (
         PAPER_BERTSCORE_MODEL, PAPER_BERTSCORE_LAYER, PAPER_SEMF1_MODEL,
     )  # fmt: skip
+
+
+def _level(scoring: str, signature: str | None) -> str:
+    """How a scoring compares with the paper: ``judge``, ``paper backbones`` or NOT_COMPARABLE."""
+    if scoring == "judge":
+        return "judge"
+    return "paper backbones" if is_paper_signature(signature) else NOT_COMPARABLE
+
+
+def _cell_rng(table: str, setting: str, quantity: str) -> np.random.Generator:
+    """The bootstrap's generator for one (table, setting, quantity), whatever else the logs hold:
+    a cell's interval does not move when another scoring or level is added, and every scoring of
+    a cell draws the same instances (a paired comparison of the extraction rules)."""
+    return np.random.default_rng([BOOTSTRAP_SEED, zlib.crc32(f"{table}|{setting}|{quantity}".encode())])
 
 
 def _paper_cells(table: str) -> pd.DataFrame:
@@ -194,8 +209,12 @@ def _compare_table(table: str, long: pd.DataFrame, comparison: Comparison) -> li
         columns={"value": "paper"}
     )
     side = side[side.index.get_level_values("quantity").isin(set(ours["quantity"]))].join(means, how="left")
+    signatures = ours.groupby("scoring")["signature"].first()
+    levels = {scoring: _level(scoring, signatures[scoring]) for scoring in means.columns}
     for scoring in means.columns:
-        side[f"diff {scoring}"] = side[scoring] - side["paper"]
+        # A difference of levels across backbones means nothing: its column says so.
+        label = f"diff {scoring}" + (f" ({NOT_COMPARABLE})" if levels[scoring] == NOT_COMPARABLE else "")
+        side[label] = side[scoring] - side["paper"]
     covered = (
         side[list(means.columns)]
         .notna()
@@ -211,17 +230,10 @@ def _compare_table(table: str, long: pd.DataFrame, comparison: Comparison) -> li
         if setting in set(ours["setting"])
     ]
     agreement = []
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    signatures = ours.groupby("scoring")["signature"].first()
     for (setting, quantity, scoring), group in ours.groupby(["setting", "quantity", "scoring"]):
         matrix = group.pivot_table(index="instance", columns="paper_model", values="value", aggfunc="mean")
         cells = side.xs((setting, quantity), level=("setting", "quantity"))["paper"]
         matrix = matrix[[m for m in matrix.columns if m in cells.index]]
-        level = (
-            "judge"
-            if scoring == "judge"
-            else ("paper backbones" if is_paper_signature(signatures[scoring]) else NOT_COMPARABLE)
-        )
         agreement.append(
             {
                 "table": table,
@@ -230,8 +242,12 @@ def _compare_table(table: str, long: pd.DataFrame, comparison: Comparison) -> li
                 "scoring": scoring,
                 "models": matrix.shape[1],
                 "instances": matrix.shape[0],
-                "level": level,
-                **_bootstrap(matrix.to_numpy(dtype=float), cells[matrix.columns].to_numpy(dtype=float), rng),
+                "level": levels[scoring],
+                **_bootstrap(
+                    matrix.to_numpy(dtype=float),
+                    cells[matrix.columns].to_numpy(dtype=float),
+                    _cell_rng(table, setting, quantity),
+                ),
             }
         )
     return agreement
