@@ -313,3 +313,29 @@ def test_a_difference_across_backbones_is_labelled_not_comparable_in_level():
     assert f"diff ours ({NOT_COMPARABLE})" in minilm.columns and "diff ours" not in minilm.columns
     paper = compare_with_paper(_frame(backbones=PAPER)).tables["paper_table3"]
     assert "diff ours" in paper.columns
+
+
+def test_a_scoring_without_a_signature_is_reported_not_dropped():
+    """A metrics score with no ``metrics_signature`` (a log older than signatures) was labelled
+    NaN and vanished from the sensitivity table and the comparison; it is ``unrecorded``, apart
+    from a signature that lacks only the extraction rule."""
+    scorings = {
+        "metrics": {"signature": None, "status": "tagged", "empty": False},
+        "metrics1": {"signature": "old-backbones", "status": "tagged", "empty": False},
+    }
+    frame = pd.DataFrame(
+        [
+            {
+                "model": "m",
+                "setting": "l0",
+                "input": f"p{problem} ______ q.",
+                "metrics_scorings": json.dumps(scorings),
+                "score_metrics": json.dumps({"atavg": 0.1}),
+                "score_metrics1": json.dumps({"atavg": 0.3}),
+            }
+            for problem in range(2)
+        ]
+    )
+    table = sensitivity_table(frame)
+    assert table.xs("m", level="model")["samples"].sum() == 4
+    assert set(table.index.get_level_values(0)) == {"unrecorded", "unrecorded#2"}  # never pooled

@@ -59,12 +59,14 @@ def metrics_scorings(frame: pd.DataFrame) -> pd.DataFrame:
     long = pd.DataFrame(rows)
     if long.empty:
         return long
-    signatures = sorted(long["signature"].dropna().unique(), key=lambda s: (extraction_of(s), s))
+    # A score without a signature (a log older than signatures) is a scoring too, "unrecorded":
+    # left unlabelled, every table grouping by scoring dropped its samples without a word.
+    signatures = sorted(long["signature"].fillna("").unique(), key=lambda s: (extraction_of(s), s))
     labels: dict[str, str] = {}
     seen: dict[str, int] = {}
     for signature in signatures:
         rule = extraction_of(signature)
         seen[rule] = seen.get(rule, 0) + 1
         labels[signature] = rule if seen[rule] == 1 else f"{rule}#{seen[rule]}"
-    long["scoring"] = long["signature"].map(labels)
+    long["scoring"] = long["signature"].fillna("").map(labels)
     return long
