@@ -26,8 +26,11 @@ if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   mkdir -p "$(dirname "$wheels")"
   building=$(mktemp -d "$wheels.building.XXXXXX")
   trap 'rm -rf "$building"' EXIT
-  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$python" -m pip wheel -q --no-cache-dir --no-deps -w "$building" \
-    "llama-cpp-python==$LLAMA_CPP_VERSION"
+  # Built from source (an index may offer a prebuilt wheel), with only these flags: compiler flags
+  # or scikit-build variables in the environment (CFLAGS=-march=native) would land in this cache.
+  env -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u SKBUILD_CMAKE_ARGS -u SKBUILD_CMAKE_DEFINE -u CMAKE_TOOLCHAIN_FILE \
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$python" -m pip wheel -q --no-cache-dir --no-binary llama-cpp-python \
+    --no-deps -w "$building" "llama-cpp-python==$LLAMA_CPP_VERSION"
   rm -rf "$wheels" && mv "$building" "$wheels"  # the cache holds a whole wheel or none
 fi
 wheel=$(ls "$wheels"/llama_cpp_python-*.whl | head -1)
