@@ -164,4 +164,34 @@ def test_the_provider_sends_the_key_serve_set_and_keeps_an_explicit_one(monkeypa
     explicit = get_model("llama-cpp-python/smollm2", base_url=url, api_key="mine", memoize=False)
     assert explicit.api.api_key == "mine"
     monkeypatch.delenv("LLAMA_CPP_PYTHON_API_KEY")
-    assert get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "llama-cpp-python"
+    assert (
+        get_model("llama-cpp-python/smollm2", base_url=url, memoize=False).api.api_key == "llama-cpp-python"
+    )
+
+
+def test_the_setup_smoke_names_a_library_that_dies_with_sigill(monkeypatch, tmp_path, capsys):
+    """setup.sh's last step: the generation runs in a child, so a SIGILL is reported, not fatal."""
+    from narrative_infill.local import smoke
+
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setattr(smoke, "default_gguf", lambda: model)
+    crash = "import os, signal\nprint('loading ggml-cpu', flush=True)\nos.kill(os.getpid(), signal.SIGILL)\n"
+    monkeypatch.setattr(smoke, "GENERATE", crash)
+    assert smoke.main() == 1
+    error = capsys.readouterr().err
+    assert error.startswith("llama.cpp smoke generation FAILED: llama.cpp could not generate from model.gguf")
+    assert "was killed by SIGILL (illegal instruction): llama-cpp-python was built for another CPU" in error
+    assert "loading ggml-cpu" in error  # the end of its output
+
+
+def test_the_setup_smoke_fails_when_nothing_was_generated(monkeypatch, tmp_path):
+    """A library that loads and returns no tokens has not shown that it can run."""
+    from narrative_infill.local import smoke
+
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setattr(smoke, "default_gguf", lambda: model)
+    monkeypatch.setattr(smoke, "GENERATE", "print('0 tokens in 0.01 s: \\'\\'')")
+    with pytest.raises(LocalServerError, match="generated no tokens"):
+        smoke.smoke_generation()

@@ -5,6 +5,7 @@ caller. ``scripts/setup.sh`` ends with it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -41,7 +42,11 @@ def smoke_generation(tokens: int = TOKENS, timeout: float = 300.0) -> str:
             f"llama.cpp could not generate from {model.name}: the process "
             f"{describe_exit(child.returncode)}\n{tail}"
         )
-    return child.stdout.strip()
+    report = child.stdout.strip().splitlines()[-1] if child.stdout.strip() else ""
+    generated = re.match(r"(\d+) tokens in ", report)
+    if generated is None or int(generated.group(1)) == 0:  # it loaded, but has not shown it can run
+        raise LocalServerError(f"llama.cpp generated no tokens from {model.name}: {child.stdout.strip()!r}")
+    return report
 
 
 def main() -> int:
