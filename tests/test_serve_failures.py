@@ -195,3 +195,16 @@ def test_the_setup_smoke_fails_when_nothing_was_generated(monkeypatch, tmp_path)
     monkeypatch.setattr(smoke, "GENERATE", "print('0 tokens in 0.01 s: \\'\\'')")
     with pytest.raises(LocalServerError, match="generated no tokens"):
         smoke.smoke_generation()
+
+
+def test_serve_with_a_command_that_cannot_start_says_so_and_stops_the_server(standin):
+    port = free_port()
+    result = subprocess.run(
+        [sys.executable, "-m", "narrative_infill.cli", "serve", "--model", str(standin), "--port", str(port),
+         "--", "inpsect-typo", "eval"],
+        capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=False,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "narrative-infill serve: cannot run inpsect-typo: No such file or directory" in result.stderr
+    assert not port_in_use(port)

@@ -9,6 +9,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
+from ..definitions import NarrativeInfillError
+
 #: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
 STOP_GRACE_S = 60.0
 
@@ -42,7 +44,10 @@ def run_forwarding_signals(
 
     previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        child = subprocess.Popen(command, env=env, start_new_session=True)
+        try:
+            child = subprocess.Popen(command, env=env, start_new_session=True)
+        except OSError as err:  # a typo, or a file that is not executable: the user's error
+            raise NarrativeInfillError(f"cannot run {command[0]}: {err.strerror}") from err
         children.append(child)
         if asked:  # a signal came while it started
             stop_child()
