@@ -10,6 +10,9 @@ import signal
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 KEY = os.environ["NARRATIVE_INFILL_SERVER_API_KEY"]
+if os.environ.get("STANDIN_KEY_FILE"):  # for a test that looks for the key where it must not be
+    with open(os.environ["STANDIN_KEY_FILE"], "w") as handle:
+        handle.write(KEY)
 
 
 def die() -> None:

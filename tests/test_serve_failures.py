@@ -8,6 +8,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -100,9 +101,11 @@ def test_serve_stops_its_command_and_names_a_sigill_of_the_server(standin, tmp_p
     Path(result.stderr.split("end of the server's log (")[1].split("):")[0]).unlink()
 
 
-def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, tmp_path):
-    """The issue's report: the eval waited on connection errors and nothing said the server had died."""
-    logs = tmp_path / "logs"
+def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, tmp_path, monkeypatch):
+    """The issue's report: the eval waited on connection errors and nothing said the server had died.
+    The server's key is in none of what serve, the eval or its log show."""
+    logs, key_file = tmp_path / "logs", tmp_path / "key"
+    monkeypatch.setenv("STANDIN_KEY_FILE", str(key_file))
     result = subprocess.run(
         [sys.executable, "-m", "narrative_infill.cli", "serve", "--model", str(standin), "--port", str(free_port()),
          "--", sys.executable, "-m", "inspect_ai", "eval", "narrative_infill/l2", "--model", "llama-cpp-python/smollm2",
@@ -118,6 +121,10 @@ def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, 
     from inspect_ai.log import read_eval_log
 
     assert read_eval_log(str(log), header_only=True).status == "cancelled"
+    key = key_file.read_text()
+    assert len(key) >= 32 and key not in result.stdout + result.stderr
+    with zipfile.ZipFile(log) as archive:
+        assert not [name for name in archive.namelist() if key.encode() in archive.read(name)]
     Path(result.stderr.split("end of the server's log (")[1].split("):")[0]).unlink()
 
 
