@@ -215,3 +215,38 @@ def test_serve_with_a_command_that_cannot_start_says_so_and_stops_the_server(sta
     assert "Traceback" not in result.stderr, result.stderr
     assert "narrative-infill serve: cannot run inpsect-typo: No such file or directory" in result.stderr
     assert not port_in_use(port)
+
+
+def test_serve_without_a_command_ends_naming_the_death_of_its_server(standin):
+    """`serve` alone (the user evals from another shell): the server's SIGILL ends it, by name."""
+    port = free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "narrative_infill.cli", "serve", "--model", str(standin), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )  # fmt: skip
+    try:
+        exports = {}
+        for line in serve.stdout:
+            if line.strip().startswith("export "):
+                name, value = line.strip().removeprefix("export ").split("=", 1)
+                exports[name] = value
+            if "Ctrl-C stops the server" in line:
+                break
+        request = urllib.request.Request(
+            exports["LLAMA_CPP_PYTHON_BASE_URL"] + "/chat/completions",
+            data=b"{}",
+            headers={"Authorization": "Bearer " + exports["LLAMA_CPP_PYTHON_API_KEY"]},
+        )
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(request, timeout=10)
+        assert serve.wait(timeout=60) == 1
+        error = serve.stderr.read()
+    finally:
+        serve.kill()
+        serve.wait()
+    assert "narrative-infill serve: the model server was killed by SIGILL (illegal instruction)" in error, (
+        error
+    )
+    assert "stand-in: executing tileloadd" in error
+    assert not port_in_use(port)
+    Path(error.split("end of the server's log (")[1].split("):")[0]).unlink()
