@@ -2,6 +2,7 @@
 sample that errored (absent with its error, not a bare "not scored"). Judge-only logs: no embedding model."""
 
 import json
+import shutil
 
 import pytest
 from eee_demo import VALID
@@ -78,3 +79,18 @@ def test_epochs_and_their_reducer_are_recorded_with_each_result(tmp_path):
     assert sorted(
         r["metadata"]["epoch"] for r in records if r["evaluation_result_id"] == "l2/judge/qavg"
     ) == [1, 2]
+
+
+def test_two_files_of_one_run_are_refused_instead_of_one_overwriting_the_other(tmp_path):
+    # A log and its copy (a backup, a rescored copy: both keep the eval id) would write the same files.
+    task = Task(dataset=[Sample(input="Ann went out. ____ Home.", target="x")], solver=generate(),
+                scorer=judge(), name="l2")  # fmt: skip
+    grader = mock_model(lambda m, c: VALID)
+    [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>Bob.</ANSWER>"), model_roles={"grader": grader},
+                 display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
+    copy = tmp_path / "backup" / "copy.eval"
+    copy.parent.mkdir()
+    shutil.copy2(log.location, copy)
+    with pytest.raises(ExportError, match="copy.eval.*one run"):
+        export_eee([log.location, str(copy)], tmp_path / "out", "t")
+    assert not (tmp_path / "out").exists()

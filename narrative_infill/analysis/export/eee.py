@@ -237,11 +237,7 @@ def _sample_record(sample, header, base: dict, result_id: str, key: str, score, 
         "metadata": {**(sample.metadata or {}), "epoch": sample.epoch},
     }
     if usage:
-        record["token_usage"] = {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "total_tokens": usage.total_tokens,
-        }
+        record["token_usage"] = usage.model_dump(include={"input_tokens", "output_tokens", "total_tokens"})
     if sample.error:
         record["error"] = sample.error.message
     return record
@@ -384,6 +380,10 @@ def export_eee(
 ) -> list[Path]:
     """Write every log's files under ``out``; all logs are read and checked before anything is written."""
     documents = [(log_records(location, organization, relationship)) for location in locations]
+    runs: dict[str, str] = {}  # two files of one run (a copy, a rescored copy) would write the same files
+    for location, (aggregate, _) in zip(locations, documents):
+        if (first := runs.setdefault(aggregate["evaluation_id"], location)) != location:
+            raise ExportError(f"{location} and {first} hold one run ({aggregate['evaluation_id']}): pass one")
     written = []
     for aggregate, records in documents:
         samples_path = out / aggregate["detailed_evaluation_results"]["file_path"]
