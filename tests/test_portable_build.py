@@ -3,12 +3,15 @@ in its libraries (a natively built one on a CPU that advertises them has them)."
 
 import hashlib
 import importlib.util
+import os
 import platform
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from helpers import require
+from helpers import NO_SKIP_VARIABLE, require
 from isa import beyond_v3, disassemble, scan
 
 SAMPLE = """
@@ -59,3 +62,21 @@ def test_installed_llama_cpp_libraries_need_nothing_beyond_x86_64_v3():
     assert any(path.name.startswith("libggml-cpu") for path in libraries), libraries
     found = {path.name: scan(disassemble(path)) for path in libraries}
     assert not {name: kinds for name, kinds in found.items() if kinds}, found
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 instruction sets")
+def test_without_objdump_the_disassembly_skips_and_in_ci_fails(tmp_path):
+    """A CI machine without binutils must not pass the portability check by skipping it."""
+
+    def run(**env: str) -> subprocess.CompletedProcess:
+        environment = {k: v for k, v in os.environ.items() if k != NO_SKIP_VARIABLE} | {"PATH": str(tmp_path)}
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-q",
+             f"{__file__}::test_installed_llama_cpp_libraries_need_nothing_beyond_x86_64_v3"],
+            capture_output=True, text=True, timeout=300, env=environment | env, check=False,
+        )  # fmt: skip
+
+    skipped = run()
+    assert skipped.returncode == 0 and "1 skipped" in skipped.stdout, skipped.stdout
+    failed = run(**{NO_SKIP_VARIABLE: "1"})
+    assert failed.returncode == 1 and "this test may not skip" in failed.stdout, failed.stdout
