@@ -339,3 +339,29 @@ def test_a_scoring_without_a_signature_is_reported_not_dropped():
     table = sensitivity_table(frame)
     assert table.xs("m", level="model")["samples"].sum() == 4
     assert set(table.index.get_level_values(0)) == {"unrecorded", "unrecorded#2"}  # never pooled
+
+
+@pytest.mark.parametrize(
+    ("judge_models", "comparable"),
+    [
+        ("grader=openai/gpt-4.1-mini", True),
+        ("grader=azure/openai/gpt-4.1-mini-2025-04-14 | extraction=published", True),
+        ("grader=hf/HuggingFaceTB/SmolLM2-1.7B-Instruct", False),
+        ("grader=openai/gpt-4.1-mini-large", False),
+        ("a=openai/gpt-4.1-mini, b=google/gemini-2.5-flash-lite", False),  # a panel is not the paper's judge
+    ],
+)
+def test_a_judge_other_than_the_papers_is_not_comparable_in_level(judge_models, comparable):
+    """Was labelled ``judge`` whatever judged, its QAvg difference a bare 'diff judge'."""
+    frame = _frame(backbones=PAPER)
+    frame = frame.assign(
+        qavg=[3.0 + 0.1 * list(MODELS).index(m) for m in frame["model"]], judge_models=judge_models
+    )
+    comparison = compare_with_paper(frame)
+    agreement = comparison.tables["paper_rank_agreement"].xs("judge", level="scoring")
+    assert set(agreement["level"]) == ({"paper judge"} if comparable else {NOT_COMPARABLE})
+    side = comparison.tables["paper_table3"]
+    assert ("diff judge" in side.columns) == comparable
+    assert (f"diff judge ({NOT_COMPARABLE})" in side.columns) == (not comparable)
+    [line] = [line for line in comparison.lines if line.startswith("**table3**")]
+    assert ("judge scores not comparable" in line) == (not comparable)

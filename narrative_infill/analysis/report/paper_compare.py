@@ -12,12 +12,14 @@ labelled "not comparable in level, compare rankings only". ``report.md`` gets on
 table.
 
 Judge quantities (QAvg and the five dimensions) come from the newest judge scores, labelled
-``judge``; the metrics come from every metrics scoring, never pooled.
+``judge``, comparable in level only when the paper's judge (GPT-4.1-mini) alone gave them; the
+metrics come from every metrics scoring, never pooled.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from dataclasses import dataclass, field
 
@@ -37,6 +39,8 @@ BOOTSTRAP_SEED = 0
 #: Fewer matched models than this leave a ranking coefficient undefined.
 MIN_MODELS = 3
 NOT_COMPARABLE = "not comparable in level, compare rankings only"
+#: The paper's judge, GPT-4.1-mini, as ``judge_models`` names it (``grader=openai/gpt-4.1-mini``).
+_PAPER_JUDGE = re.compile(r"[\w-]+=(?:[\w.-]+/)*gpt-4\.1-mini(?:-\d{4}-\d{2}-\d{2})?")
 JUDGED = ("qavg", *DIMENSIONS)
 #: Paper table -> its settings and the quantities it reports per model.
 MODEL_TABLES = {
@@ -87,10 +91,18 @@ def is_paper_signature(signature: str | None) -> bool:
     )  # fmt: skip
 
 
+def is_paper_judge(judge_models: str | None) -> bool:
+    """Whether the judge scores came from the paper's judge alone (GPT-4.1-mini, any provider
+    route or dated snapshot): ``judge_models`` is ``role=model, ...`` plus the extraction rule."""
+    judges = (judge_models or "").split(" | ")[0].split(", ")
+    return len(judges) == 1 and _PAPER_JUDGE.fullmatch(judges[0].casefold()) is not None
+
+
 def _level(scoring: str, signature: str | None) -> str:
-    """How a scoring compares with the paper: ``judge``, ``paper backbones`` or NOT_COMPARABLE."""
+    """How a scoring compares with the paper: ``paper judge``, ``paper backbones`` or
+    NOT_COMPARABLE (a judge scoring's signature is its ``judge_models``)."""
     if scoring == "judge":
-        return "judge"
+        return "paper judge" if is_paper_judge(signature) else NOT_COMPARABLE
     return "paper backbones" if is_paper_signature(signature) else NOT_COMPARABLE
 
 
@@ -123,8 +135,9 @@ def _samples(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     judged = [c for c in JUDGED if c in frame.columns]
     if judged and frame[judged].notna().any().any():
         judge = frame[["model", "setting", "input", *judged]].rename(columns={"input": "instance"})
+        models = frame["judge_models"] if "judge_models" in frame.columns else None
         parts.append(
-            judge.assign(scoring="judge", signature=None).melt(
+            judge.assign(scoring="judge", signature=models).melt(
                 id_vars=["model", "setting", "instance", "scoring", "signature"],
                 value_vars=judged,
                 var_name="quantity",
@@ -260,9 +273,11 @@ def _summary(table: str, agreement: pd.DataFrame, present: pd.DataFrame, missing
     for (quantity, scoring), group in headline.groupby(["quantity", "scoring"], sort=False):
         taus = ", ".join(f"{s} {t:.2f}" for s, t in zip(group["setting"], group["kendall_tau"]))
         parts.append(f"Kendall tau of the {quantity} ranking [{scoring}]: {taus}")
-    levels = set(agreement.loc[agreement["scoring"] != "judge", "level"])
-    if NOT_COMPARABLE in levels:
+    judged = agreement["scoring"] == "judge"
+    if NOT_COMPARABLE in set(agreement.loc[~judged, "level"]):
         parts.append(f"metrics {NOT_COMPARABLE} (the logs' backbones are not the paper's)")
+    if NOT_COMPARABLE in set(agreement.loc[judged, "level"]):
+        parts.append(f"judge scores {NOT_COMPARABLE} (the logs' judge is not the paper's GPT-4.1-mini)")
     return "; ".join(parts) + "."
 
 
