@@ -250,3 +250,15 @@ def test_serve_without_a_command_ends_naming_the_death_of_its_server(standin):
     assert "stand-in: executing tileloadd" in error
     assert not port_in_use(port)
     Path(error.split("end of the server's log (")[1].split("):")[0]).unlink()
+
+
+def test_serve_stops_the_server_when_its_command_ends_first_and_passes_on_its_status(standin):
+    port = free_port()
+    result = subprocess.run(
+        [sys.executable, "-m", "narrative_infill.cli", "serve", "--model", str(standin), "--port", str(port),
+         "--", sys.executable, "-c", "import sys; sys.exit(3)"],
+        capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=False,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "model server" not in result.stderr, result.stderr  # it was stopped, not reported dead
+    assert not port_in_use(port)
