@@ -31,6 +31,17 @@ PROBLEM = "Sam overslept. ______ He was late for class."
         ("<ANSWER>   </ANSWER> He ran.", "", ExtractionStatus.TAGGED),
         ("", "", ExtractionStatus.WHOLE_RESPONSE),
         ("Answer: He missed the bus.", "Answer: He missed the bus.", ExtractionStatus.WHOLE_RESPONSE),
+        # REFERENCE 4.1: "if there is no tag the whole reasoning trace becomes the answer"
+        (
+            "<think>\nHmm.\n</think>\nHe ran.",
+            "<think>\nHmm.\n</think>\nHe ran.",
+            ExtractionStatus.WHOLE_RESPONSE,
+        ),
+        # nested or unclosed-then-closed tags: the first opening to the first closing, inner tags kept
+        ("<ANSWER><ANSWER>x</ANSWER></ANSWER>", "<ANSWER>x", ExtractionStatus.TAGGED),
+        ("<ANSWER>a <ANSWER>b</ANSWER>", "a <ANSWER>b", ExtractionStatus.TAGGED),
+        # tabs and newlines around the span are whitespace to \s and to strip()
+        ("<ANSWER>\t\n He ran.\t</ANSWER>", "He ran.", ExtractionStatus.TAGGED),
     ],
 )
 def test_the_published_rule(response, text, status):

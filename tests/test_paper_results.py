@@ -59,3 +59,27 @@ def test_the_papers_model_names_map_to_the_grids_ids():
     assert paper_model_ids() == grid_ids
     names = set(paper_results().query("table in ['table3', 'table13', 'table14']")["row"]) - {"Overall"}
     assert all(model_id(name) in grid_ids.values() for name in names)
+
+
+def _swap(frame: pd.DataFrame, table: str, field: str) -> pd.DataFrame:
+    """``frame`` with the labels of the first two rows (or columns) of ``table`` exchanged."""
+    cells = frame[frame["table"] == table]
+    first, second = sorted(set(cells[field]))[:2]
+    swapped = frame.copy()
+    swapped.loc[cells.index[cells[field] == first], field] = second
+    swapped.loc[cells.index[cells[field] == second], field] = first
+    return swapped
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("table", sorted(EXPECTED_COUNTS))
+def test_every_table_catches_a_changed_number_swapped_labels_and_its_own_loss(table):
+    parsed, shipped = _parsed(), paper_results()
+    cells = shipped[shipped["table"] == table]
+    changed = shipped.copy()
+    changed.loc[cells.index[len(cells) // 2], "value"] += 0.001
+    assert len(_differences(parsed, changed)) == 1
+    for field in ("row", "column"):
+        if cells[field].nunique() > 1:
+            assert not _differences(parsed, _swap(shipped, table, field)).empty, field
+    assert len(_differences(parsed, shipped[shipped["table"] != table])) == len(cells)
