@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import command, output_option
+
 
 def _extract_eval(args: argparse.Namespace) -> int:
+    """measure answer extraction against a labelled JSONL (response, problem, expected)
+
+    Print n, perfect-match rate (after collapsing whitespace), mean ROUGE-1 F1 and failure rate (ROUGE-1
+    = 0) of the extraction against the labels, by status and by model.
+    """
     from ..analysis.extraction_eval import judge_rows, read_labelled, report
 
     rows = read_labelled(args.file)
@@ -15,6 +22,10 @@ def _extract_eval(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    """build infilling instances from raw narratives (published schema, CSV or JSONL)
+
+    Mask 1-3 contiguous sentences of each narrative. Same inputs and seed give byte-identical output.
+    """
     from ..data.builder import BuildReport, build, write_records
     from ..data.sources import read_source
 
@@ -32,6 +43,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_stats(args: argparse.Namespace) -> int:
+    """Table-1-like summary of a built (or published) instance file"""
     from ..data.builder import build_stats, read_built
 
     records = read_built(args.file)
@@ -43,29 +55,18 @@ def add_commands(commands) -> None:
     from ..data.builder import POLICIES
     from ..data.sources import SOURCES
 
-    extract = commands.add_parser(
-        "extract-eval",
-        help="measure answer extraction against a labelled JSONL (response, problem, expected)",
-        description="Print n, perfect-match rate (after collapsing whitespace), mean ROUGE-1 F1 and failure "
-        "rate (ROUGE-1 = 0) of the extraction against the labels, by status and by model.",
-    )
+    extract = command(commands, _extract_eval)
     extract.add_argument(
         "file", type=Path, help="JSONL with response, problem, expected (and optional n, model)"
     )
     extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
-    extract.set_defaults(run=_extract_eval)
 
-    builder = commands.add_parser(
-        "build",
-        help="build infilling instances from raw narratives (published schema, CSV or JSONL)",
-        description="Mask 1-3 contiguous sentences of each narrative. "
-        "Same inputs and seed give byte-identical output.",
-    )
+    builder = command(commands, _build)
     builder.add_argument("--source", required=True, choices=SOURCES)
     builder.add_argument(
         "files", nargs="+", help="source files (cnn_dailymail/wikipedia also accept hf or hf:CONFIG:SPLIT)"
     )
-    builder.add_argument("-o", "--output", required=True, type=Path, help="OUT.csv or OUT.jsonl")
+    output_option(builder, "OUT.csv or OUT.jsonl")
     builder.add_argument("--seed", type=int, default=0)
     builder.add_argument(
         "--policy",
@@ -81,10 +82,6 @@ def add_commands(commands) -> None:
     builder.add_argument(
         "--max-tokens", type=int, help="skip narratives longer than this (words and punctuation)"
     )
-    builder.set_defaults(run=_build)
 
-    stats = commands.add_parser(
-        "build-stats", help="Table-1-like summary of a built (or published) instance file"
-    )
+    stats = command(commands, _build_stats)
     stats.add_argument("file", type=Path)
-    stats.set_defaults(run=_build_stats)

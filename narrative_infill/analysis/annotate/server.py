@@ -162,7 +162,7 @@ class OwnAddress:
     def _names(self, hostname: str | None, port: int | None) -> bool:
         if hostname is None or (port or 80) != self.port:
             return False
-        return hostname in self.names or (self.wildcard and _ip_literal(hostname))
+        return hostname in self.names or (self.wildcard and _ip_literal(hostname) is not None)
 
     def host(self, value: str | None) -> bool:
         try:
@@ -179,16 +179,16 @@ class OwnAddress:
             return False
 
 
-def _ip_literal(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
+def _ip_literal(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``name`` spells, or None for a host name."""
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(name)
+    return None
 
 
 def _loopback(name: str) -> bool:
-    return _ip_literal(name) and ipaddress.ip_address(name).is_loopback
+    address = _ip_literal(name)
+    return address is not None and address.is_loopback
 
 
 def make_handler(study: Study, page: str, token: str, own: OwnAddress):
