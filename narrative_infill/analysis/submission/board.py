@@ -373,6 +373,7 @@ def write_leaderboard(
         "settings": list(SETTINGS),
         "confidence": CONFIDENCE,
         "resamples": BOOTSTRAP_RESAMPLES,
+        "high_rule": high_label(high_inclusive),
         "rows": rows,
     }
     template = resources.files(__package__).joinpath("board.html").read_text(encoding="utf-8")
