@@ -88,10 +88,44 @@ def test_rooms_are_the_documented_ones():
     assert loose == {"__init__.py", "_registry.py", "definitions.py", "inspect_compat.py"}
 
 
+_PRIVATE_PATH = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # in code or a string; __version__ is public
+
+
+def _reaches_private_inspect(source: str) -> bool:
+    """``inspect_ai._x`` or ``inspect_ai.y._z`` anywhere (an import, ``import_module("...")``), or a
+    private name imported from a public module (``from inspect_ai.log import _recorders``)."""
+    if _PRIVATE_PATH.search(source):
+        return True
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and (node.module or "").split(".")[0] == "inspect_ai"
+        and any(alias.name.startswith("_") and not alias.name.startswith("__") for alias in node.names)
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+@pytest.mark.parametrize(
+    "source, private",
+    [
+        ("from inspect_ai._util import x", True),
+        ("import inspect_ai._cli.util", True),
+        ('importlib.import_module("inspect_ai._cli")', True),
+        ("from inspect_ai import _util", True),
+        ("from inspect_ai.log import _recorders", True),
+        ("from inspect_ai.model import (\n    get_model,\n    _model,\n)", True),
+        ("from inspect_ai import __version__, eval", False),
+        ("from inspect_ai.log import read_eval_log", False),
+    ],
+)
+def test_the_private_inspect_check_sees_every_spelling(source, private):
+    assert _reaches_private_inspect(source) is private
+
+
 def test_private_inspect_apis_are_reached_only_through_inspect_compat():
     """One seam for Inspect's internals: ``inspect_ai._x`` or ``inspect_ai.y._z`` nowhere else."""
-    private = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # __version__ is public
-    users = [p.relative_to(PACKAGE) for p in MODULES if private.search(p.read_text(encoding="utf-8"))]
+    users = [
+        p.relative_to(PACKAGE) for p in MODULES if _reaches_private_inspect(p.read_text(encoding="utf-8"))
+    ]
     assert [str(p) for p in users] == ["inspect_compat.py"]
 
 
