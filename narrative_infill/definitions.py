@@ -57,6 +57,12 @@ def high_label(inclusive: bool = False) -> str:
 #: An answer whose ROUGE-1 F1 against the gold reaches this is a near-verbatim copy (contamination).
 CONTAMINATION_ROUGE = 0.8
 
+
+def is_near_verbatim(rouge1: Any) -> Any:
+    """Whether an answer's ROUGE-1 F1 (a float or a pandas Series) makes it a near-verbatim copy."""
+    return rouge1 >= CONTAMINATION_ROUGE
+
+
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).
 METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from narrative_infill import cli
-from narrative_infill.definitions import NarrativeInfillError, is_high, is_low
+from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, is_near_verbatim
 
 COMMANDS = ["serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid",
             "submit", "verify", "leaderboard", "annotate", "report", "export"]  # fmt: skip
@@ -69,6 +69,7 @@ def test_the_high_and_low_rule():
     assert [is_high(q) for q in (3.8, 4.0, 4.2)] == [False, False, True]
     assert [is_high(q, inclusive=True) for q in (3.8, 4.0, 4.2)] == [False, True, True]
     assert [is_low(q) for q in (1.8, 2.0)] == [True, False]
+    assert [is_near_verbatim(r) for r in (0.79, 0.8)] == [False, True]
 
 
 @pytest.mark.parametrize("command", ["report", "submit", "leaderboard"])

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...data.atomic import atomic_file
-from ...definitions import NarrativeInfillError, setting_name
+from ...definitions import NarrativeInfillError, none_if_nan, setting_name
 from ...scorers.judge.prompt import judge_prompt
 from ...scorers.judge.scorer import NOT_RUN_HINT
 from ..report.load import newest_score_key
@@ -164,10 +164,7 @@ def _header_metrics(header, scorer_key: str, key: str):
 def _value(score, key: str) -> float | None:
     """The sample's value of ``key``: a float, None when absent or NaN."""
     raw = (score.value or {}).get(key) if isinstance(score.value, dict) else None
-    if raw is None or isinstance(raw, str):
-        return None
-    value = float(raw)
-    return None if math.isnan(value) else value
+    return None if raw is None or isinstance(raw, str) else none_if_nan(float(raw))
 
 
 def _absent_reason(sample, score, key: str) -> str:

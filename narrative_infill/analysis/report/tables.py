@@ -31,7 +31,7 @@ import math
 
 import pandas as pd
 
-from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low
+from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low, is_near_verbatim
 from ...definitions import TELER_LEVELS as LEVELS
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from .coverage import coverage_tables
@@ -194,8 +194,8 @@ def _contamination(frame: pd.DataFrame) -> Table:
     """Per model, the answers whose ROUGE-1 against the gold reaches ``CONTAMINATION_ROUGE``."""
     return frame.groupby("model")["rouge1"].agg(
         answers="count",
-        near_verbatim=lambda s: (s >= CONTAMINATION_ROUGE).sum(),
-        share=lambda s: (s >= CONTAMINATION_ROUGE).mean() * 100,
+        near_verbatim=lambda s: is_near_verbatim(s).sum(),
+        share=lambda s: is_near_verbatim(s).mean() * 100,
     )
 
 

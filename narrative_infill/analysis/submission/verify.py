@@ -24,6 +24,7 @@ from ...definitions import (
     QAVG_COLUMN,
     SAMPLE_ROW_FIELDS,
     SETTINGS,
+    is_near_verbatim,
     none_if_nan,
 )
 from .build import (
@@ -314,7 +315,7 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
                 f"extraction"
             )
         rouge = [none_if_nan(sample_scores(s)[0].get("rouge1")) for s in run.samples]
-        near = [r >= CONTAMINATION_ROUGE for r in rouge if r is not None]
+        near = [is_near_verbatim(r) for r in rouge if r is not None]
         if near and fmean(near) > CONTAMINATION_WARNING:
             result.warnings.append(
                 f"{run.setting}: {fmean(near):.1%} of answers are near-verbatim copies of the gold "

@@ -37,7 +37,11 @@ def _batcher(
 
     def score_batch(pairs: list[tuple[str, str]]):
         results = score_pairs(
-            [p for p, _ in pairs], [r for _, r in pairs], backbones, batch_size=batch_size, cache_dir=cache_dir
+            [p for p, _ in pairs],
+            [r for _, r in pairs],
+            backbones,
+            batch_size=batch_size,
+            cache_dir=cache_dir,
         )
         return [(result, signature) for result in results]
 
