@@ -358,10 +358,22 @@ def test_a_judge_other_than_the_papers_is_not_comparable_in_level(judge_models, 
         qavg=[3.0 + 0.1 * list(MODELS).index(m) for m in frame["model"]], judge_models=judge_models
     )
     comparison = compare_with_paper(frame)
-    agreement = comparison.tables["paper_rank_agreement"].xs("judge", level="scoring")
+    agreement = comparison.tables["paper_rank_agreement"].reset_index()
+    agreement = agreement[agreement["scoring"].str.startswith("judge")]
     assert set(agreement["level"]) == ({"paper judge"} if comparable else {NOT_COMPARABLE})
     side = comparison.tables["paper_table3"]
-    assert ("diff judge" in side.columns) == comparable
-    assert (f"diff judge ({NOT_COMPARABLE})" in side.columns) == (not comparable)
+    judge = "judge published" if "extraction=published" in judge_models else "judge"
+    assert (f"diff {judge}" in side.columns) == comparable
+    assert (f"diff {judge} ({NOT_COMPARABLE})" in side.columns) == (not comparable)
     [line] = [line for line in comparison.lines if line.startswith("**table3**")]
     assert ("judge scores not comparable" in line) == (not comparable)
+
+
+def test_judge_scores_of_the_published_extraction_are_labelled_so():
+    """Were labelled ``judge`` whichever extraction the judge read, beside ``ours``/``published``."""
+    frame = _frame(backbones=PAPER).assign(
+        qavg=3.5, judge_models="grader=openai/gpt-4.1-mini | extraction=published"
+    )
+    agreement = compare_with_paper(frame).tables["paper_rank_agreement"]
+    assert "judge published" in set(agreement.index.get_level_values("scoring"))
+    assert set(agreement.xs("judge published", level="scoring")["level"]) == {"paper judge"}

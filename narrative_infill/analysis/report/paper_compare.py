@@ -12,8 +12,9 @@ labelled "not comparable in level, compare rankings only". ``report.md`` gets on
 table.
 
 Judge quantities (QAvg and the five dimensions) come from the newest judge scores, labelled
-``judge``, comparable in level only when the paper's judge (GPT-4.1-mini) alone gave them; the
-metrics come from every metrics scoring, never pooled.
+``judge`` (``judge published`` for the published rule's extraction), comparable in level only
+when the paper's judge (GPT-4.1-mini) alone gave them; the metrics come from every metrics
+scoring, never pooled.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import numpy as np
 import pandas as pd
 
 from ...definitions import DIMENSIONS, PARADIGMS, TELER_LEVELS
+from ...extraction import DEFAULT_EXTRACTION
 from ...scorers.metrics.embedding import PAPER_BERTSCORE_LAYER, PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from ...scorers.metrics.signature import BackboneSignature
 from .paper_results import model_id, paper_results
-from .scorings import metrics_scorings
+from .scorings import extraction_of, metrics_scorings
 
 #: Bootstrap draws per coefficient; the seed (with the cell, ``_cell_rng``) makes a report reproducible.
 BOOTSTRAP_DRAWS = 1000
@@ -98,10 +100,17 @@ def is_paper_judge(judge_models: str | None) -> bool:
     return len(judges) == 1 and _PAPER_JUDGE.fullmatch(judges[0].casefold()) is not None
 
 
+def _judge_scoring(judge_models: str | None) -> str:
+    """The judge scores' label: ``judge``, or ``judge published`` when the judge read the
+    published rule's extraction (``judge_models`` names the rule unless it is the default)."""
+    rule = extraction_of(judge_models)
+    return "judge" if rule in ("unrecorded", DEFAULT_EXTRACTION) else f"judge {rule}"
+
+
 def _level(scoring: str, signature: str | None) -> str:
     """How a scoring compares with the paper: ``paper judge``, ``paper backbones`` or
     NOT_COMPARABLE (a judge scoring's signature is its ``judge_models``)."""
-    if scoring == "judge":
+    if scoring.startswith("judge"):
         return "paper judge" if is_paper_judge(signature) else NOT_COMPARABLE
     return "paper backbones" if is_paper_signature(signature) else NOT_COMPARABLE
 
@@ -135,9 +144,11 @@ def _samples(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     judged = [c for c in JUDGED if c in frame.columns]
     if judged and frame[judged].notna().any().any():
         judge = frame[["model", "setting", "input", *judged]].rename(columns={"input": "instance"})
-        models = frame["judge_models"] if "judge_models" in frame.columns else None
+        models = (
+            frame["judge_models"] if "judge_models" in frame.columns else pd.Series(None, index=frame.index)
+        )
         parts.append(
-            judge.assign(scoring="judge", signature=models).melt(
+            judge.assign(scoring=models.map(_judge_scoring), signature=models).melt(
                 id_vars=["model", "setting", "instance", "scoring", "signature"],
                 value_vars=judged,
                 var_name="quantity",
@@ -273,7 +284,7 @@ def _summary(table: str, agreement: pd.DataFrame, present: pd.DataFrame, missing
     for (quantity, scoring), group in headline.groupby(["quantity", "scoring"], sort=False):
         taus = ", ".join(f"{s} {t:.2f}" for s, t in zip(group["setting"], group["kendall_tau"]))
         parts.append(f"Kendall tau of the {quantity} ranking [{scoring}]: {taus}")
-    judged = agreement["scoring"] == "judge"
+    judged = agreement["scoring"].str.startswith("judge")
     if NOT_COMPARABLE in set(agreement.loc[~judged, "level"]):
         parts.append(f"metrics {NOT_COMPARABLE} (the logs' backbones are not the paper's)")
     if NOT_COMPARABLE in set(agreement.loc[judged, "level"]):
