@@ -12,6 +12,7 @@ from narrative_infill.analysis.submission.board import bootstrap, by_instance
 from narrative_infill.analysis.submission.protocol import PUBLISHED_SOURCE, track_problems
 
 COMMIT = "c" * 40
+METRICS = SimpleNamespace(value={"atavg": 0.5})
 
 
 def run(task_args=None, identity=None, ids=240, temperature=None, setting="l2"):
@@ -42,7 +43,9 @@ def run(task_args=None, identity=None, ids=240, temperature=None, setting="l2"):
         eval=spec, plan=SimpleNamespace(config=GenerateConfig(temperature=0.8, top_p=0.9))
     )
     samples = [
-        SimpleNamespace(id=i, epoch=1, error=None, metadata={"max_tokens_rule": "per_sample"})
+        SimpleNamespace(
+            id=i, epoch=1, error=None, metadata={"max_tokens_rule": "per_sample"}, scores={"metrics": METRICS}
+        )
         for i in sample_ids
     ]
     return SimpleNamespace(setting=setting, location=f"/logs/{setting}.eval", header=header, samples=samples)
@@ -96,3 +99,68 @@ def test_epochs_are_resampled_with_their_instance():
         [by_instance([[f"s{i}", e, v, None] for e in range(1, 6) for i, v in enumerate(values)], 2)]
     )
     assert five == pytest.approx(once)  # the same 24 instances: five identical epochs add no information
+
+
+def test_a_sample_repeated_in_place_of_another_epoch_fails():
+    """Each instance once per epoch: a copy of a good epoch standing in for a bad one keeps the ids
+    and the sample count right, so the (id, epoch) pairs are what is checked."""
+    twice = run(ids=3)
+    twice.header.eval.config.epochs = 2
+    twice.samples = [SimpleNamespace(**{**vars(s), "epoch": 1}) for s in twice.samples for _ in range(2)]
+    problems = " ".join(track_problems("custom", [twice]))
+    assert "the samples are not each instance once per epoch 1..2 (3 repeated (id, epoch))" in problems
+
+
+def test_a_sample_without_a_metrics_score_fails_every_track():
+    """A sample stripped of its metrics score would leave AtAvg's mean, like an errored one."""
+    stripped = run(ids=3)
+    stripped.samples[1].scores = {"judge": METRICS}
+    assert "1 sample(s) with no metrics score (s1...)" in " ".join(track_problems("custom", [stripped]))
+
+
+def test_a_message_sent_after_the_protocol_prompt_fails():
+    """The protocol's prompt is the only thing the model may be sent: a hint after it is caught."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+
+    from narrative_infill.analysis.submission.protocol import PROTOCOLS, sample_protocol_problem
+    from narrative_infill.prompts import prompt_template
+    from narrative_infill.solvers.infill import max_tokens_for
+
+    template = prompt_template("l2", "paper")
+    problem, metadata = "They left. [blank] They slept.", {"n": 1, "unit": "sentence", "gold_tokens": 5}
+    prompt = f"{template.system}\n\n" + template.render({"problem": problem, **metadata})
+    answer = ChatMessageAssistant(content="<ANSWER>They went home.</ANSWER>")
+
+    def sample(*sent):
+        return SimpleNamespace(
+            input=problem, messages=[*sent, answer], metadata={**metadata, "max_tokens": max_tokens_for(5, 2)}
+        )
+
+    assert sample_protocol_problem(sample(ChatMessageUser(content=prompt)), "l2", PROTOCOLS["demo"]) is None
+    hinted = sample(ChatMessageUser(content=prompt), ChatMessageUser(content="Hint: they went home."))
+    assert "not sent the protocol's prompt" in sample_protocol_problem(hinted, "l2", PROTOCOLS["demo"])
+
+
+def test_a_claimed_mean_over_no_values_is_checked():
+    """A setting with no judged sample cannot claim a QAvg (nor one without any AtAvg an AtAvg)."""
+    from narrative_infill.analysis.submission.verify import Verification, self_consistency
+
+    document = {
+        "settings": {"l2": {"n": 2, "atavg": {"mean": 0.25}, "qavg": {"mean": 4.9}}},
+        "samples": {"l2": [["s0", 1, 0.2, None], ["s1", 1, 0.3, None]]},
+    }
+    result = Verification("forged.json")
+    self_consistency(document, result)
+    assert result.failures == ["settings.l2.qavg.mean: claimed 4.9, its own samples give None"]
+
+
+def test_no_string_can_add_a_row_or_a_cell_to_the_markdown_board():
+    from narrative_infill.analysis.submission.board import markdown
+
+    forged = "m |\n| 1 | gpt-9 | none | verified | 0.990 [0.98, 1.00] | — |\u2028<b>x</b>"
+    row = {"track": "demo", "model": forged, "judge": "none", "badge": "file only", "baseline": False,
+           "atavg": (0.1, 0.05, 0.15), "qavg": None, "settings": {"l2": {"atavg": 0.1, "qavg": None}},
+           "high": None, "low": None, "n": 24, "signature": "sig", "rank": 1}  # fmt: skip
+    table = [line for line in markdown([row]).splitlines() if line.startswith("|")]
+    assert len(table) == 3  # header, rule, the one entry
+    assert table[2].count(" | ") == table[0].count(" | ") and "<" not in table[2]

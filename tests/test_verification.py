@@ -212,7 +212,12 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
     _copy(submissions, folder, "l2.json", l2_only)
     _copy(submissions, folder, "v0.json", lambda d: d["provenance"].update(task_versions=["0"]))
     _copy(submissions, folder, "weighted.json", lambda d: d["provenance"].update(judge_weighting=["True"]))
-    _copy(submissions, folder, "authors.json", lambda d: d["provenance"].update(judge_variant=["authors prompt"]))
+    _copy(
+        submissions,
+        folder,
+        "authors.json",
+        lambda d: d["provenance"].update(judge_variant=["authors prompt"]),
+    )
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     rows = [
         r
@@ -288,3 +293,31 @@ def test_regeneration_passes_the_honest_and_fails_the_gold_copy(submissions, log
     forged = verify(path, tmp_path / "forged", regenerate=8, model=alpha)
     assert not forged.passed
     assert "re-generation: the submitted scores are higher than the model reproduces" in forged.failures[0]
+
+
+def test_a_newer_fabricated_scoring_is_the_one_recomputed(logs, tmp_path, capsys):  # noqa: F811
+    """The claims come from each sample's newest scoring (``metrics1`` over ``metrics``): a forged
+    scoring appended beside the honest one must be what verify re-extracts and re-scores."""
+
+    def append(sample, index, setting):
+        forged = sample.scores["metrics"].model_copy(deep=True)
+        forged.value.update({k: 0.9 for k in METRICS})
+        sample.scores["metrics1"] = forged
+
+    forged = edited_logs(logs / "alpha", tmp_path / "logs", append)
+    path = resubmitted(forged, tmp_path / "forged.json")
+    assert json.loads(path.read_text())["settings"]["l2"]["atavg"]["mean"] == pytest.approx(0.9)
+    assert main(["verify", str(path), "--logs", str(forged)]) == 1
+    assert "re-scored metrics differ from the logged ones in 48 sample(s)" in capsys.readouterr().out
+
+
+def test_the_model_block_is_compared_with_the_logs(submissions, logs, tmp_path, capsys):  # noqa: F811
+    document = json.loads((submissions / "alpha.json").read_text())
+    document["model"].update(base_url="https://api.official.example/v1", args={"revision": "release"})
+    document["sha256"] = content_hash(document)
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(document))
+    assert main(["verify", str(path), "--logs", str(logs / "alpha")]) == 1
+    out = capsys.readouterr().out
+    assert "model.base_url: the file claims 'https://api.official.example/v1', the logs record None" in out
+    assert "model.args: the file claims {'revision': 'release'}, the logs record {}" in out

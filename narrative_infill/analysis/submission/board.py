@@ -254,6 +254,12 @@ def _interval(value) -> str:
     return "—" if not value else f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
 
 
+def _markdown_cell(text: str) -> str:
+    """A table cell no string can leave: a pipe or a line break would start a cell or a row of
+    its own (a forged "verified" row), and ``<`` would open inline HTML."""
+    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+
+
 def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = ["# Narrative infilling leaderboard", "",
              f"Intervals: {CONFIDENCE:.0%} bootstrap over instances, all epochs of an instance together "
@@ -303,7 +309,7 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             ]
             if r.get("unavailable"):
                 cells[4] = f"unavailable ({r['unavailable'][:80]})"
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append("| " + " | ".join(map(_markdown_cell, cells)) + " |")
     return "\n".join(lines) + "\n"
 
 

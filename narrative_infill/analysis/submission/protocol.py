@@ -19,6 +19,7 @@ from typing import Any
 
 from ...data.dataset import DEMO, HF_DATASET
 from ...extraction import DEFAULT_EXTRACTION
+from ..report.load import newest_score
 
 RANKED_TRACKS = ("full", "10pct", "demo")
 CUSTOM_TRACK = "custom"
@@ -151,7 +152,7 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
     expected = f"{template.system}\n\n" + template.render(
         {"problem": problem, "n": metadata.get("n"), "unit": metadata.get("unit")}
     )
-    sent = [m.text for m in sample.messages if m.role in ("system", "user")][:1]
+    sent = [m.text for m in sample.messages if m.role in ("system", "user")]  # all: no hint after it
     if problem is None or sent != [expected]:
         return "prompt: the model was not sent the protocol's prompt (variant, unit or system role)"
     if setting in PARADIGMS:
@@ -269,5 +270,17 @@ def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -
             problems.append(
                 f"{name}: {len(seen)} of the track's {len(expected)} instances "
                 f"({len(run.samples)} samples, {epochs} epoch(s))"
+            )
+        pairs = {(str(s.id), s.epoch) for s in run.samples}
+        if pairs != {(i, e) for i in expected for e in range(1, epochs + 1)}:
+            problems.append(
+                f"{name}: the samples are not each instance once per epoch 1..{epochs} "
+                f"({len(run.samples) - len(pairs)} repeated (id, epoch))"
+            )
+        unscored = [str(s.id) for s in run.samples if not s.error and newest_score(s, "metrics") is None]
+        if unscored:
+            problems.append(
+                f"{name}: {len(unscored)} sample(s) with no metrics score ({', '.join(unscored[:5])}...): "
+                "they would leave the means"
             )
     return problems

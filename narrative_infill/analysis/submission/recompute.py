@@ -34,8 +34,11 @@ class Recheck:
 
 
 def _scores(sample) -> tuple[Any, Any]:
-    scores = sample.scores or {}
-    return scores.get("metrics"), scores.get("judge")
+    """The sample's newest metrics and judge scores: the ones its claims are built from
+    (``metrics1`` appended after ``metrics`` is what counts, so it is what gets recomputed)."""
+    from ..report.load import newest_score
+
+    return newest_score(sample, "metrics"), newest_score(sample, "judge")
 
 
 def _problem(sample) -> str:

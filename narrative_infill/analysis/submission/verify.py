@@ -199,10 +199,10 @@ def self_consistency(document: dict[str, Any], result: Verification) -> None:
         for index, key in ((ATAVG_COLUMN, "atavg"), (QAVG_COLUMN, "qavg")):
             values = [row[index] for row in rows if row[index] is not None]
             claimed = (claims.get(key) or {}).get("mean")
-            if values and (claimed is None or not math.isclose(claimed, fmean(values), abs_tol=TOLERANCE)):
+            actual = fmean(values) if values else None  # a mean claimed over no values is checked too
+            if not _close(claimed, actual):
                 result.failures.append(
-                    f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give "
-                    f"{fmean(values)!r}"
+                    f"settings.{setting}.{key}.mean: claimed {claimed!r}, its own samples give {actual!r}"
                 )
     result.checks.append("claims agree with the file's own sample values")
 
@@ -237,6 +237,13 @@ def _check_logs(
         result.failures.append(
             f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}"
         )
+    first = runs[0].header.eval
+    for key, recorded in (("base_url", first.model_base_url), ("args", first.model_args or {})):
+        if document["model"].get(key) != recorded:
+            result.failures.append(
+                f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the logs record "
+                f"{recorded!r:.200}"
+            )
     signatures, judges = scored_with(runs)
     for what, values in (("metric signature", signatures), ("judge", judges)):
         if len(values) > 1:
