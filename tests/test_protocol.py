@@ -164,3 +164,23 @@ def test_no_string_can_add_a_row_or_a_cell_to_the_markdown_board():
     table = [line for line in markdown([row]).splitlines() if line.startswith("|")]
     assert len(table) == 3  # header, rule, the one entry
     assert table[2].count(" | ") == table[0].count(" | ") and "<" not in table[2]
+
+
+def test_a_panel_judgement_missing_a_grader_counts_as_unscored():
+    """With two graders, marking the harsher one failed leaves the kinder one's QAvg: bounded too."""
+    from inspect_ai.scorer import Score
+
+    from narrative_infill.analysis.submission.build import setting_claims
+    from narrative_infill.analysis.submission.protocol import unscored_problem
+
+    def sample(i, failed):
+        judged = Score(value={"qavg": 4.0, "grader_failed": 0.5 if failed else 0.0}, answer="x")
+        return SimpleNamespace(
+            id=f"s{i}", epoch=1, scores={"metrics": Score(value={"atavg": 0.5}, answer="x"), "judge": judged}
+        )
+
+    claims = setting_claims([sample(i, failed=i < 5) for i in range(24)])
+    assert claims["rates"]["unscored"] == pytest.approx(5 / 24)
+    assert "l2: 20.8% of judgements unscored, a ranked track allows 2%" in unscored_problem(
+        "l2", claims, "demo"
+    )

@@ -91,7 +91,12 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
         "rates": {
             "empty_extraction": fmean(not a for a in answers) if answers else None,
             "truncated": fmean(bool(_number(m.get("truncated")) or 0) for m in metrics) if metrics else None,
-            "unscored": fmean(q is None for q in qavg) if any(judged) else None,
+            # a panel's mean over the graders left is unscored too: else failing the harsh one is free
+            "unscored": fmean(
+                q is None or bool(_number(j.get("grader_failed"))) for q, j in zip(qavg, judged)
+            )
+            if any(judged)
+            else None,
         },
     }
     if any(judged):

@@ -26,7 +26,8 @@ CUSTOM_TRACK = "custom"
 TRACKS = (*RANKED_TRACKS, CUSTOM_TRACK)
 PUBLISHED_INSTANCES = 9142
 PUBLISHED_SOURCE = f"hf:{HF_DATASET}"
-#: The largest share of unscored judgements (grader failures) a ranked run may have.
+#: The largest share of unscored judgements a ranked run may have: samples where any grader
+#: failed, so a panel's mean over the graders left counts too.
 UNSCORED_LIMIT = 0.02
 _FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
