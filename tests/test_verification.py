@@ -319,5 +319,5 @@ def test_the_model_block_is_compared_with_the_logs(submissions, logs, tmp_path, 
     path.write_text(json.dumps(document))
     assert main(["verify", str(path), "--logs", str(logs / "alpha")]) == 1
     out = capsys.readouterr().out
-    assert "model.base_url: the file claims 'https://api.official.example/v1', the logs record None" in out
-    assert "model.args: the file claims {'revision': 'release'}, the logs record {}" in out
+    assert "model.base_url: the file claims 'https://api.official.example/v1', the l1 log records None" in out
+    assert "model.args: the file claims {'revision': 'release'}, the l2 log records {}" in out

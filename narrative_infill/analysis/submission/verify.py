@@ -237,13 +237,14 @@ def _check_logs(
         result.failures.append(
             f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}"
         )
-    first = runs[0].header.eval
-    for key, recorded in (("base_url", first.model_base_url), ("args", first.model_args or {})):
-        if document["model"].get(key) != recorded:
-            result.failures.append(
-                f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the logs record "
-                f"{recorded!r:.200}"
-            )
+    for run in runs:  # every run: one setting served elsewhere under the same name is another model
+        spec = run.header.eval
+        for key, recorded in (("base_url", spec.model_base_url), ("args", spec.model_args or {})):
+            if document["model"].get(key) != recorded:
+                result.failures.append(
+                    f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the {run.setting} "
+                    f"log records {recorded!r:.200}"
+                )
     signatures, judges = scored_with(runs)
     for what, values in (("metric signature", signatures), ("judge", judges)):
         if len(values) > 1:
