@@ -89,3 +89,25 @@ def test_the_task_arg_scores_the_published_answer_under_its_own_signature():
             score = sample.scores["metrics"]
             assert score.metadata["metrics_signature"].endswith(f" | extraction={rule}")
             assert score.answer == ("a guess" if rule == "published" else "She saved her coins.")
+
+
+def test_the_published_rule_reads_the_reasoning_inspect_moved_out_of_the_text():
+    """Inspect parses a ``<think>`` block out of an OpenAI-compatible response (vLLM) into a
+    reasoning part; the published code read the raw text, so a tag inside the reasoning was
+    its answer. ``completion`` alone lost it: the published answer was the text after it."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput
+
+    from narrative_infill.scorers.answer import extracted
+
+    message = ChatMessageAssistant(
+        content=[ContentReasoning(reasoning="maybe <ANSWER>x</ANSWER>"), ContentText(text="Answer: y")]
+    )
+    state = SimpleNamespace(output=ModelOutput.from_message(message), input_text=PROBLEM)
+    assert asyncio.run(extracted(state, "published")).text == "x"
+    assert asyncio.run(extracted(state, "ours")).text == "y"
+    untagged = ChatMessageAssistant(content=[ContentReasoning(reasoning="hmm"), ContentText(text="He ran.")])
+    state = SimpleNamespace(output=ModelOutput.from_message(untagged), input_text=PROBLEM)
+    assert asyncio.run(extracted(state, "published")).text == "<think>hmm</think>He ran."

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import anyio
+from inspect_ai.model import ContentReasoning, ContentText
 from inspect_ai.solver import TaskState
 
 from ..extraction import DEFAULT_EXTRACTION, Extraction, extract_with
@@ -22,9 +23,26 @@ def _extract(extraction: str, response: str, problem: str) -> Extraction:
     return extract_with(extraction, response, problem)
 
 
+def published_response(state: TaskState) -> str:
+    """The response as the published code read it, vLLM's raw text with the reasoning in place:
+    Inspect moves a ``<think>`` block into a reasoning part (``completion`` leaves it out), and
+    the published rule takes a tag inside the reasoning, or the whole trace, as the answer."""
+    if not state.output.choices:
+        return state.output.completion
+    content = state.output.message.content
+    if isinstance(content, str):
+        return content
+    return "".join(
+        f"<think>{part.reasoning}</think>" if isinstance(part, ContentReasoning) else part.text
+        for part in content
+        if isinstance(part, ContentReasoning | ContentText)
+    )
+
+
 async def extracted(state: TaskState, extraction: str = DEFAULT_EXTRACTION) -> Extraction:
     """The infill extracted from the sample's output (the problem is the sample input)."""
-    return await anyio.to_thread.run_sync(_extract, extraction, state.output.completion, state.input_text)
+    response = published_response(state) if extraction == "published" else state.output.completion
+    return await anyio.to_thread.run_sync(_extract, extraction, response, state.input_text)
 
 
 def truncated(state: TaskState) -> bool:
