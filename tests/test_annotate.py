@@ -418,6 +418,22 @@ def test_scores_are_integers_never_booleans(rating_server, tmp_path):
     assert len(read_human_ratings(str(folder / "ratings.csv"))) == 1  # what report --human reads
 
 
+def test_the_server_stops_on_sigint_and_sigterm_even_when_sigint_was_ignored(tmp_path):
+    """A shell that starts a command in the background (``cmd &`` in a script) hands it SIGINT
+    ignored; the rating server still stops cleanly on SIGINT and on SIGTERM."""
+    folder = small_study(tmp_path / "study")
+    for sent in (signal.SIGINT, signal.SIGTERM):
+        port = free_port()
+        command = [sys.executable, "-c", SERVE, str(folder), "ann", str(port)]
+        ignoring = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731
+        server = wait_until_up(subprocess.Popen(command, preexec_fn=ignoring), port)
+        server.send_signal(sent)
+        try:
+            assert server.wait(timeout=30) == 0, f"{sent.name}: exit status {server.returncode}"
+        finally:
+            server.kill()
+
+
 def test_a_revised_rating_is_marked_and_the_earlier_one_kept(rating_server):
     folder, port = rating_server
     token = token_of(port)

@@ -4,15 +4,37 @@ writes its log, and the caller waits for it before cleaning up."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..definitions import NarrativeInfillError
 
 #: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
 STOP_GRACE_S = 60.0
+
+
+@contextlib.contextmanager
+def interrupted_by_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM raise KeyboardInterrupt inside the block, as Ctrl-C does, even where a
+    shell that started this process in the background handed it SIGINT ignored. Outside the main
+    thread (where Python cannot install handlers) the block runs with the handlers as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def run_forwarding_signals(

@@ -3,7 +3,7 @@
 Python's own ``http.server`` (no dependency to keep up, nothing from a network): one page
 (``page.html``, inline CSS and JS) and a small JSON API. Bound to 127.0.0.1 by default. One
 annotator per server; a second server for the same annotator name is refused while the first
-runs (a lock file holding its process id).
+runs (an flock on its lock file, released by the kernel if the server is killed).
 
 Any page the annotator visits can send requests to 127.0.0.1, so the server answers only its
 own page: a request whose ``Host`` or ``Origin`` is not the server's own address is refused (a
@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...definitions import NarrativeInfillError
+from ...local.child import interrupted_by_signals
 from ...scorers.judge.prompt import dimension_definitions
 from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for, ratings_files
 
@@ -311,7 +312,8 @@ def serve(folder: Path, manifest: dict[str, Any], annotator: str, host: str, por
             flush=True,
         )
         try:
-            server.serve_forever()
+            with interrupted_by_signals():
+                server.serve_forever()
         finally:
             server.server_close()
     finally:
