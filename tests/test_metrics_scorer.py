@@ -42,7 +42,9 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
     monkeypatch.setattr(metrics_module, "bertscore_f1", counting)
     answers = iter(["<ANSWER>She saved her coins every week.</ANSWER>", "", "plain text answer"] * 10)
     log = eval(
-        infill_task("l2", data="demo", n=1), model=mock_model(lambda m, c: next(answers)), display="none"
+        infill_task("l2", data="demo", n=1, judge=False),  # the metrics alone: no judge keys in the summary
+        model=mock_model(lambda m, c: next(answers)),
+        display="none",
     )[0]
     assert log.status == "success"
     scorer_module._batcher.cache_clear()  # the next test gets the real batching window
