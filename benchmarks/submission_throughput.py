@@ -20,16 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from narrative_infill.definitions import DIMENSIONS
+
 SETTINGS = [("fitb_l0", 0), ("fitb_l1", 0), ("fitb_l2", 0), ("fitb_l3", 0), ("fitb_l4", 0)] + [
     ("reasoning_paradigms", i) for i in range(4)
 ]
-DIMENSIONS = (
-    "fluency",
-    "context_faithfulness",
-    "bidirectional_coherence",
-    "narrative_consistency",
-    "informativeness",
-)
 
 
 def write_logs(n: int, log_dir: Path) -> None:

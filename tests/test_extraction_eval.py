@@ -18,7 +18,7 @@ from narrative_infill.cli import main
 
 from helpers import SHARED
 
-PROBLEM = "Walker loved to eat cereal. ______ Walker rushed to the store and purchased more milk."
+PROBLEM = "Mira loved to bake bread. ______ Mira hurried to the market and bought more flour."
 ANNOTATED = SHARED / "data" / "extraction" / "annotated_dev.jsonl"
 
 
@@ -31,20 +31,20 @@ def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
     labelled = tmp_path / "labelled.jsonl"
     rows = [
         {
-            "response": "<ANSWER>He was out of milk.</ANSWER>",
+            "response": "<ANSWER>He was out of flour.</ANSWER>",
             "problem": PROBLEM,
-            "expected": "He was out of milk.",
+            "expected": "He was out of flour.",
             "model": "m1",
         },
         {"response": "I'm sorry, I can't help with that.", "problem": PROBLEM, "expected": "", "model": "m2"},
-        {"response": "Eggs, please.", "problem": PROBLEM, "expected": "He was out of milk.", "model": "m2"},
+        {"response": "Eggs, please.", "problem": PROBLEM, "expected": "He was out of flour.", "model": "m2"},
     ]
     labelled.write_text("\n".join(json.dumps(row) for row in rows))
     assert main(["extract-eval", str(labelled), "--errors"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "n=3  PMR=0.667  ROUGE-1=0.667  failure=0.333"
     assert "by status:" in out and "by model:" in out and "m2" in out
-    assert "expected: 'He was out of milk.'" in out and "got:      'Eggs, please.'" in out
+    assert "expected: 'He was out of flour.'" in out and "got:      'Eggs, please.'" in out
 
 
 @pytest.mark.shared
@@ -73,7 +73,7 @@ def test_agreement_with_the_authors_annotations_does_not_regress():
     assert figures["pmr"] >= 0.885 and figures["rouge1"] >= 0.935 and figures["failure"] <= 0.05
 
 
-def _row(model, response, expected, gold="He was out of milk."):
+def _row(model, response, expected, gold="He was out of flour."):
     return {
         "response": response,
         "problem": PROBLEM,
@@ -86,14 +86,14 @@ def _row(model, response, expected, gold="He was out of milk."):
 
 def test_downstream_figure_compares_model_rankings_on_extracted_and_annotated_text():
     rows = [
-        _row("good", "<ANSWER>He was out of milk.</ANSWER>", "He was out of milk."),
-        _row("fair", "<ANSWER>He wanted milk.</ANSWER>", "He wanted milk."),
+        _row("good", "<ANSWER>He was out of flour.</ANSWER>", "He was out of flour."),
+        _row("fair", "<ANSWER>He wanted flour.</ANSWER>", "He wanted flour."),
         _row("poor", "<ANSWER>Eggs.</ANSWER>", "Eggs."),
     ]
     figures = downstream(judge_rows(rows))
     assert figures["rouge1"]["kendall_tau"] == 1.0 and figures["rouge1"]["mean_difference"] == 0.0
     # The extraction misses "good"'s answer (labelled by hand): that model drops to the bottom.
-    rows[0] = _row("good", "I'm sorry, I can't help with that.", "He was out of milk.")
+    rows[0] = _row("good", "I'm sorry, I can't help with that.", "He was out of flour.")
     figures = downstream(judge_rows(rows))
     assert figures["rouge1"]["mean_difference"] == pytest.approx(-1 / 3)
     assert figures["chrf"]["kendall_tau"] == pytest.approx(-1 / 3) and figures["chrf"]["models"] == 3

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from narrative_infill.extraction import ExtractionStatus, extract_answer
 
 
-PROBLEM = "Walker loved to eat cereal. ______ Walker rushed to the store and purchased more milk."
+PROBLEM = "Mira loved to bake bread. ______ Mira hurried to the market and bought more flour."
 
 
 def extract(response: str, problem: str = PROBLEM):
@@ -17,28 +17,28 @@ def extract(response: str, problem: str = PROBLEM):
 
 
 def test_tagged_answer_is_taken_case_insensitively_across_lines():
-    result = extract("Sure!\n<answer>\n He was out of milk.\n</ANSWER> Hope this helps.")
-    assert result.text == "He was out of milk." and result.status is ExtractionStatus.TAGGED
+    result = extract("Sure!\n<answer>\n He was out of flour.\n</ANSWER> Hope this helps.")
+    assert result.text == "He was out of flour." and result.status is ExtractionStatus.TAGGED
 
 
 def test_misspelled_unbalanced_and_several_tags():
-    assert extract("<ANNWER>He was out of milk.</ANNWER>").text == "He was out of milk."
-    assert extract("ANSWER: He was out of milk. </ANSWER>").text == "He was out of milk."
-    assert extract("<ANSWER> He was out of milk.").text == "He was out of milk."
-    several = extract("<ANSWER>He poured a bowl.</ANSWER>\n<ANSWER>The fridge was empty.</ANSWER>")
-    assert several.text == "He poured a bowl. The fridge was empty."
+    assert extract("<ANNWER>He was out of flour.</ANNWER>").text == "He was out of flour."
+    assert extract("ANSWER: He was out of flour. </ANSWER>").text == "He was out of flour."
+    assert extract("<ANSWER> He was out of flour.").text == "He was out of flour."
+    several = extract("<ANSWER>He kneaded the dough.</ANSWER>\n<ANSWER>The fridge was empty.</ANSWER>")
+    assert several.text == "He kneaded the dough. The fridge was empty."
 
 
 def test_a_tagged_piece_that_only_restates_the_story_is_dropped():
-    response = "<ANSWER>He poured a bowl.</ANSWER> <ANSWER>Walker rushed to the store and purchased more milk.</ANSWER>"
-    assert extract(response).text == "He poured a bowl."
+    response = "<ANSWER>He kneaded the dough.</ANSWER> <ANSWER>Mira hurried to the market and bought more flour.</ANSWER>"
+    assert extract(response).text == "He kneaded the dough."
 
 
 def test_reasoning_trace_is_dropped_and_an_unclosed_one_holds_no_answer():
-    result = extract("<think>Maybe <ANSWER>wrong</ANSWER>?</think>\n<ANSWER>He was out of milk.</ANSWER>")
-    assert result.text == "He was out of milk." and result.steps[0] == "drop_think_trace"
+    result = extract("<think>Maybe <ANSWER>wrong</ANSWER>?</think>\n<ANSWER>He was out of flour.</ANSWER>")
+    assert result.text == "He was out of flour." and result.steps[0] == "drop_think_trace"
     assert (
-        extract("Okay, so the blank...</think>\n\nHe was out of milk.").status is ExtractionStatus.AFTER_THINK
+        extract("Okay, so the blank...</think>\n\nHe was out of flour.").status is ExtractionStatus.AFTER_THINK
     )
     assert extract("<think>I keep thinking and never stop").status is ExtractionStatus.NO_ANSWER
 
@@ -51,93 +51,93 @@ def test_runaway_and_looping_outputs_hold_no_answer():
 
 
 def test_restated_story_keeps_only_the_new_text():
-    response = "Walker loved to eat cereal. One morning the carton was empty. Walker rushed to the store and purchased more milk."
+    response = "Mira loved to bake bread. One morning the jar was empty. Mira hurried to the market and bought more flour."
     result = extract(response)
     assert (
-        result.text == "One morning the carton was empty."
+        result.text == "One morning the jar was empty."
         and result.status is ExtractionStatus.RESTATED_PROBLEM
     )
 
 
 def test_a_connective_leading_into_the_restated_context_is_dropped():
-    response = "Walker loved to eat cereal. The carton was empty. So, Walker rushed to the store and purchased more milk."
-    assert extract(response).text == "The carton was empty."
-    clause = "Walker loved to eat cereal. The carton was empty, and with nothing left to pour Walker rushed to the store and purchased more milk."
-    assert extract(clause).text == "The carton was empty, and with nothing left to pour"
+    response = "Mira loved to bake bread. The jar was empty. So, Mira hurried to the market and bought more flour."
+    assert extract(response).text == "The jar was empty."
+    clause = "Mira loved to bake bread. The jar was empty, and with nothing left to knead Mira hurried to the market and bought more flour."
+    assert extract(clause).text == "The jar was empty, and with nothing left to knead"
 
 
 def test_restatement_tolerates_case_punctuation_and_a_reworded_edge():
     response = (
-        "WALKER LOVED TO EAT CEREAL!  **The milk was gone.** He rushed to the store, and purchased more milk"
+        "WALKER LOVED TO EAT CEREAL!  **The flour was gone.** He hurried to the market, and bought more flour"
     )
-    assert extract(response).text == "The milk was gone."
+    assert extract(response).text == "The flour was gone."
     assert extract(
-        "Walker loved to eat cereal. The milk was gone. He rushed to the store and purchased more milk."
-    ).text == ("The milk was gone.")
+        "Mira loved to bake bread. The flour was gone. He hurried to the market and bought more flour."
+    ).text == ("The flour was gone.")
 
 
 def test_a_response_that_only_restates_or_merges_the_context_holds_no_answer():
     assert (
-        extract("Walker loved to eat cereal. Walker rushed to the store and purchased more milk.").text == ""
+        extract("Mira loved to bake bread. Mira hurried to the market and bought more flour.").text == ""
     )
-    merged = extract("Walker loved to eat cereal, so he rushed to the store and purchased more milk.")
+    merged = extract("Mira loved to bake bread, so he hurried to the market and bought more flour.")
     assert merged.status is ExtractionStatus.NO_ANSWER
 
 
 def test_an_extended_next_sentence_is_the_infill_but_an_extended_ending_is_an_edit():
     # The model wrote its infill into the sentence after the blank: that whole sentence is its answer.
-    alone = extract("Walker rushed to the store and purchased more milk because the carton was empty.")
-    assert alone.text == "Walker rushed to the store and purchased more milk because the carton was empty."
+    alone = extract("Mira hurried to the market and bought more flour because the jar was empty.")
+    assert alone.text == "Mira hurried to the market and bought more flour because the jar was empty."
     restated = extract(
-        "Walker loved to eat cereal. Walker rushed to the store and purchased more milk, sighing loudly."
+        "Mira loved to bake bread. Mira hurried to the market and bought more flour, sighing loudly."
     )
     assert restated.text == ""  # a fully restated story whose closing sentence grows is no answer
     assert (
-        extract("Walker rushed to the store and purchased more cereal.").text == ""
+        extract("Mira hurried to the market and bought more bread.").text == ""
     )  # a changed word is an edit
-    problem = "Walker loved to eat cereal. ______ Walker rushed to the store. He purchased more milk."
-    middle = "Walker loved to eat cereal. Walker rushed to the store, worried about the empty carton. He purchased more milk."
-    assert extract(middle, problem).text == "Walker rushed to the store, worried about the empty carton."
-    pieces = "<ANSWER>The carton was empty.</ANSWER> <ANSWER>Walker rushed to the store and purchased more milk at noon today.</ANSWER>"
-    assert extract(pieces).text == "The carton was empty."
+    problem = "Mira loved to bake bread. ______ Mira hurried to the market. He bought more flour."
+    middle = "Mira loved to bake bread. Mira hurried to the market, worried about the empty jar. He bought more flour."
+    assert extract(middle, problem).text == "Mira hurried to the market, worried about the empty jar."
+    pieces = "<ANSWER>The jar was empty.</ANSWER> <ANSWER>Mira hurried to the market and bought more flour at noon today.</ANSWER>"
+    assert extract(pieces).text == "The jar was empty."
 
 
 def test_answer_labels_preambles_and_explanations():
-    assert extract("Answer: He was out of milk.").text == "He was out of milk."
-    assert extract('The missing sentence is: "He was out of milk."').text == "He was out of milk."
-    labelled = extract("Here is my reasoning.\n\nAnswer: He was out of milk.\n\nThis explains the trip.")
-    assert labelled.text == "He was out of milk." and labelled.status is ExtractionStatus.PREFIXED
-    first_line = extract("He was out of milk.\n\nExplanation: the next sentence needs a reason.")
-    assert first_line.text == "He was out of milk." and first_line.status is ExtractionStatus.LINE
+    assert extract("Answer: He was out of flour.").text == "He was out of flour."
+    assert extract('The missing sentence is: "He was out of flour."').text == "He was out of flour."
+    labelled = extract("Here is my reasoning.\n\nAnswer: He was out of flour.\n\nThis explains the trip.")
+    assert labelled.text == "He was out of flour." and labelled.status is ExtractionStatus.PREFIXED
+    first_line = extract("He was out of flour.\n\nExplanation: the next sentence needs a reason.")
+    assert first_line.text == "He was out of flour." and first_line.status is ExtractionStatus.LINE
 
 
 def test_first_item_of_a_list_of_options():
-    response = "Here are a few options:\n\n**Option 1:**\n\n* He was out of milk.\n* The carton was empty."
+    response = "Here are a few options:\n\n**Option 1:**\n\n* He was out of flour.\n* The jar was empty."
     result = extract(response)
-    assert result.text == "He was out of milk." and result.status is ExtractionStatus.LIST_ITEM
+    assert result.text == "He was out of flour." and result.status is ExtractionStatus.LIST_ITEM
 
 
 def test_bold_and_quoted_answers():
     assert (
-        extract("Walker loved to eat cereal. **He was out of milk.** And so on.").status
+        extract("Mira loved to bake bread. **He was out of flour.** And so on.").status
         is ExtractionStatus.BOLD
     )
-    quoted = extract('"He was out of milk."\n\nSo the full story would read well.')
-    assert quoted.text == "He was out of milk."
-    assert extract("<b>He was out of milk.</b>").text == "He was out of milk."
+    quoted = extract('"He was out of flour."\n\nSo the full story would read well.')
+    assert quoted.text == "He was out of flour."
+    assert extract("<b>He was out of flour.</b>").text == "He was out of flour."
 
 
 def test_bold_text_that_is_part_of_the_story_is_no_answer():
-    reworded = extract("Walker loved to eat cereal. **He** rushed to the store and purchased more milk.")
+    reworded = extract("Mira loved to bake bread. **He** hurried to the market and bought more flour.")
     assert reworded.text == "" and reworded.steps[-1] == "marked_text_restates_context"
     lead_in = extract(
-        "Walker loved to eat cereal. **And so, Walker rushed to the store and purchased more milk.**"
+        "Mira loved to bake bread. **And so, Mira hurried to the market and bought more flour.**"
     )
     assert lead_in.status is ExtractionStatus.NO_ANSWER
     new_then_copy = extract(
-        "Walker loved to eat cereal. **The carton was empty.** **Walker rushed to the store and purchased more milk.**"
+        "Mira loved to bake bread. **The jar was empty.** **Mira hurried to the market and bought more flour.**"
     )
-    assert new_then_copy.text == "The carton was empty."
+    assert new_then_copy.text == "The jar was empty."
 
 
 def test_refusals_hold_no_answer():
@@ -170,7 +170,7 @@ adversarial = st.one_of(
                 "Answer:",
                 "1. ",
                 '"',
-                "Walker loved to eat cereal.",
+                "Mira loved to bake bread.",
                 " milk ",
                 "______",
                 "Here are options:",

@@ -112,19 +112,20 @@ def test_retries_spent_leave_the_sample_unscored_not_zero(bad):
     assert scores["qavg"].unscored_samples == 1 and scores["grader_failed"].metrics["mean"].value == 1.0
 
 
+def judge_one_sample(model, **options):
+    """The log of one demo sample judged by ``model`` as the grader role."""
+    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True, **options)
+    answer = mock_model(lambda m, c: "<ANSWER>x.</ANSWER>")
+    [log] = eval(task, model=answer, model_roles={"grader": model}, display="none", limit=1)
+    return log
+
+
 @pytest.mark.heavy
 def test_a_grader_error_fails_the_sample_once_instead_of_a_nan_success():
     """A wrong key or a dead endpoint is the sample's error (for --retry-on-error and eval-retry),
     not three wasted calls and a 'successful' run full of NaN."""
     model, calls = grader(RuntimeError("401 invalid api key"))
-    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True)
-    [log] = eval(
-        task,
-        model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"),
-        model_roles={"grader": model},
-        display="none",
-        limit=1,
-    )
+    log = judge_one_sample(model)
     assert log.status == "error" and "401 invalid api key" in log.error.message
     assert len(calls) == 1
 
@@ -354,14 +355,7 @@ def test_a_reply_cut_at_the_token_limit_is_a_failed_attempt(openai_compatible_se
 @pytest.mark.heavy
 def test_structured_on_refuses_a_grader_that_cannot_be_constrained():
     model, calls = grader(VALID)
-    task = infill_task("l2", data="demo", domain="sind", n=1, judge=True, judge_structured="on")
-    [log] = eval(
-        task,
-        model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"),
-        model_roles={"grader": model},
-        display="none",
-        limit=1,
-    )
+    log = judge_one_sample(model, judge_structured="on")
     assert log.status == "error" and "cannot be told the reply's shape" in log.error.message and not calls
 
 
