@@ -114,7 +114,7 @@ def _restated_positions(
 def _absorb_paraphrased_start(
     text: _Words, covered: dict[int, int], right: list[str], first_index: int | None
 ) -> None:
-    """The right context's first words, reworded ("He rushed" for "Walker rushed"), belong to it."""
+    """The right context's first words, reworded ("He hurried" for "Mira hurried"), belong to it."""
     if not covered or not first_index or first_index > 2:
         return
     start = min(covered)
@@ -149,7 +149,7 @@ def _drop_glued_start(text: str, start: int, end: int) -> int:
 
 
 def _drop_glued_end(text: str, start: int, end: int) -> int:
-    """Cut the fragment that leads into a context sentence ("Since Walker loved...") at a run's end."""
+    """Cut the fragment that leads into a context sentence ("Since Mira loved...") at a run's end."""
     ends = [boundary.end() for boundary in _BOUNDARY.finditer(text, start, end)]
     return ends[-1] if ends else start
 
