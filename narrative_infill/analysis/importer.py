@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from inspect_ai.model import (
     ModelOutput,
     modelapi,
 )
+from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..data.atomic import atomic_dir
@@ -201,7 +203,8 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
 
 def _sample(item: ImportedRow) -> Sample:
     record = item.record
-    gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
+    # read_generations has checked that the problem and one of the gold fields are present
+    gold = _text(record.get("gold_answer")) or str(record["answer"])
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
     extra = {k: (None if is_missing(v) else v) for k, v in record.items() if k not in known}
     n = _integer(record.get("n"))
@@ -217,7 +220,7 @@ def _sample(item: ImportedRow) -> Sample:
         metadata["n"] = n
     return Sample(
         id=_sample_id(record, item.origin, item.row),
-        input=_text(record["problem"]),
+        input=str(record["problem"]),
         target=gold,
         metadata=metadata,
     )
@@ -246,7 +249,7 @@ def imported_task(model: str, task_name: str, items: list[ImportedRow]) -> Task:
 def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     """What ``replay_output`` makes of a row, built directly (no per-sample eval machinery)."""
     sample = _sample(item)
-    metadata = sample.metadata
+    metadata = sample.metadata or {}
     return replayed_sample(
         sample, metadata["original_prompt"], metadata["original_response"], model, template
     )
@@ -289,7 +292,7 @@ def import_generations(
         for (model, task_name), items in groups.items():
             location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
             log = read_eval_log(location)
-            template = log.samples[0]
+            template = (log.samples or [])[0]  # the eval above wrote this row's first sample
             add_samples(log, [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]])
             write_eval_log(log, location)
         if scorers:
@@ -306,7 +309,7 @@ def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, 
     from ..scorers.judge.scorer import judge
     from ..scorers.metrics.scorer import metrics
 
-    factories = {"metrics": metrics, "judge": judge}
+    factories: dict[str, Callable[[], Scorer]] = {"metrics": metrics, "judge": judge}
     unknown = [name for name in scorers if name not in factories]
     if unknown:
         raise OptionError(f"unknown scorer(s) {unknown}; choose from {sorted(factories)}")

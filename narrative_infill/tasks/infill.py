@@ -93,7 +93,7 @@ def infill_task(
         min_sentences=min_sentences,
         max_sentences=max_sentences,
     )
-    quirks = Counter(quirk for sample in dataset for quirk in sample.metadata["quirks"])
+    quirks = Counter(quirk for sample in dataset for quirk in (sample.metadata or {})["quirks"])
     roles = [judge_roles] if isinstance(judge_roles, str) else list(judge_roles)
     # The scorer list is fixed here, but roles may be bound later (task_with, eval-set, Inspect Flow):
     # the judge is always listed and looks for its grader when it scores (see judge(optional=...)).

@@ -60,7 +60,7 @@ def judge_check(
                 sample.model_copy(
                     update={
                         "id": f"{sample.id}-{baseline}",
-                        "metadata": {**sample.metadata, "baseline": baseline},
+                        "metadata": {**(sample.metadata or {}), "baseline": baseline},
                     }
                 )
             )

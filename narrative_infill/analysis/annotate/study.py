@@ -60,9 +60,8 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
         setting = setting_name(header.eval.metadata, header.eval.task)
         logs.append({"file": Path(location).name, "eval_id": header.eval.eval_id})
         for summary in read_eval_log_sample_summaries(location):
-            key = newest_score_key(summary.scores or {}, "metrics") or newest_score_key(
-                summary.scores or {}, "judge"
-            )
+            scores = summary.scores or {}
+            key = newest_score_key(scores, "metrics") or newest_score_key(scores, "judge")
             if (
                 summary.epoch != 1
                 or key is None
@@ -71,7 +70,7 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
             ):
                 continue
             items.append({"sample_id": str(summary.id), "model": model, "setting": setting,
-                          "problem": summary.input, "answer": summary.scores[key].answer or ""})  # fmt: skip
+                          "problem": summary.input, "answer": scores[key].answer or ""})  # fmt: skip
     if not items:
         raise StudyError(
             "the logs hold no scored samples with a problem text and an extracted answer to rate"

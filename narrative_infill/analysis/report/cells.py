@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...definitions import NarrativeInfillError, setting_name
 
@@ -70,12 +72,12 @@ def _label(described: dict[str, str], fields: list[str]) -> str:
     return ", ".join(f"{name.removeprefix('metadata.')}={short(described.get(name, '-'))}" for name in fields)
 
 
-def label_runs(headers: dict[str, object], model_of) -> RunLabels:
+def label_runs(headers: Mapping[str, Any], model_of) -> RunLabels:
     """Row labels for the selected logs (location -> header); ``model_of`` names a header's model."""
     by_model: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     described = {location: describe(header) for location, header in headers.items()}
     for location, header in headers.items():
-        spec = header.eval  # type: ignore[attr-defined]
+        spec = header.eval
         by_model[model_of(header)][setting_name(spec.metadata, spec.task)].append(location)
     labels = RunLabels()
     for model, settings in by_model.items():

@@ -75,7 +75,7 @@ def _regenerated_atavg(run, ids: list[str], model: str, backbone: str) -> dict[s
             raise RegenerationError(f"re-generation of {run.setting} ended {log.status}: {log.error}")
         for sample in read_eval_log_samples(log.location):  # read before the folder goes
             value = (sample.scores or {}).get("metrics")
-            atavg = none_if_nan((value.value or {}).get("atavg")) if value else None
+            atavg = none_if_nan(value.value.get("atavg")) if value and isinstance(value.value, dict) else None
             if atavg is not None:
                 out[str(sample.id)] = atavg
     return out

@@ -120,11 +120,11 @@ def _expected_scores(output: ModelOutput, text: str, offsets: dict[str, int]) ->
         position = start + len(token.token)
     expected = {}
     for dimension, offset in offsets.items():
-        token = by_offset.get(offset)
-        if token is None or not token.top_logprobs:
+        scored = by_offset.get(offset)
+        if scored is None or not scored.top_logprobs:
             return None
         weights: dict[int, float] = {}
-        for candidate in token.top_logprobs:
+        for candidate in scored.top_logprobs:
             digit = candidate.token.strip()
             if digit in {"1", "2", "3", "4", "5"}:
                 weights[int(digit)] = weights.get(int(digit), 0.0) + math.exp(candidate.logprob)
