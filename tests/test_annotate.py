@@ -559,16 +559,80 @@ def test_a_server_killed_mid_save_exports_that_rating_when_it_restarts(tmp_path)
 
 
 def test_an_export_that_cannot_be_written_is_answered_and_the_rating_kept(rating_server):
+    """Two failures, two answers: the rating not written at all ("Not saved", the file named), or
+    kept while only the export failed ("saved": true, where it is kept, why the export failed),
+    never "not saved" for a rating that is on disk."""
     folder, port = rating_server
     token = token_of(port)
     (folder / "ratings-ann.jsonl").mkdir()  # unwritable, even for root
     status, answer = rate_request(port, token)
-    assert status == 500 and b"not saved" in answer and b"ratings-ann.jsonl" in answer
+    assert status == 500 and json.loads(answer)["saved"] is False, answer
+    assert (
+        json.loads(answer)["error"].startswith("cannot write the rating:") and b"ratings-ann.jsonl" in answer
+    )
     (folder / "ratings-ann.jsonl").rmdir()
     (folder / "ratings.csv").mkdir()
     status, answer = rate_request(port, token)
-    assert status == 400 and b"saved in ratings-ann.jsonl" in answer and b"ratings.csv" in answer
+    reply = json.loads(answer)
+    assert status == 500 and reply["saved"] is True, answer
+    assert (
+        reply["error"].startswith("Saved in ratings-ann.jsonl, but ratings.csv")
+        and "not saved" not in answer.decode().lower()
+    )
+    assert "Is a directory" in reply["error"] and "next save" in reply["error"], reply
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
+
+
+def test_an_export_failing_on_another_annotators_file_says_the_rating_is_kept(rating_server):
+    """Reading another annotator's file fails (here: not UTF-8) after this rating is on disk: the
+    decoding error was answered as a bad request, which the page showed as "Not saved", and it did
+    not name the file."""
+    folder, port = rating_server
+    (folder / "ratings-bob.jsonl").write_bytes(b"\xff\n")
+    status, answer = rate_request(port, token_of(port))
+    reply = json.loads(answer)
+    assert status == 500 and reply["saved"] is True and "ratings-bob.jsonl" in reply["error"], answer
+    assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
+
+
+def test_the_page_says_a_rating_is_kept_when_only_the_export_failed(tmp_path):
+    """The page showed "Not saved: saved in ratings-ann.jsonl, but ..." and stayed on the item (a
+    second Enter then saved it again, marked revised). Now: the item counts as rated, the page moves
+    on, and the status says where the rating is kept and why the export failed; a rating that could
+    not be written still says "Not saved"."""
+    from playwright.sync_api import sync_playwright
+
+    folder = small_study(tmp_path / "study")
+    (folder / "ratings.csv").mkdir()
+    server, port = serve_study(folder)
+    try:
+        with sync_playwright() as playwright:
+            browser = chromium(playwright)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_selector("mark")
+            page.keyboard.type("45342")
+            page.keyboard.press("Enter")
+            page.wait_for_function("document.getElementById('status').textContent.includes('ratings.csv')")
+            status = page.inner_text("#status")
+            assert (
+                status.startswith("Saved in ratings-ann.jsonl, but ratings.csv") and "Not saved" not in status
+            )
+            assert "Is a directory" in status, status
+            assert page.inner_text("#count") == "Item 2 of 3 · 1 rated"
+            (folder / "ratings.csv").rmdir()
+            (folder / "ratings-ann.jsonl").rename(folder / "kept.jsonl")
+            (folder / "ratings-ann.jsonl").mkdir()
+            page.keyboard.type("45342")
+            page.keyboard.press("Enter")
+            page.wait_for_function("document.getElementById('status').textContent.startsWith('Not saved')")
+            status = page.inner_text("#status")
+            assert status.startswith("Not saved: cannot write the rating:") and "ratings-ann.jsonl" in status
+            assert page.inner_text("#count") == "Item 2 of 3 · 1 rated"
+            browser.close()
+    finally:
+        stop(server)
+    assert len((folder / "kept.jsonl").read_text().splitlines()) == 1
 
 
 def test_a_last_rating_without_its_newline_is_kept_by_the_next_save(tmp_path):
@@ -609,7 +673,7 @@ def test_a_rating_of_an_item_outside_the_study_is_named_not_dropped(rating_serve
     folder, port = rating_server
     (folder / "ratings-ann.jsonl").write_text(json.dumps({"item": "item-0099", **SCORES}) + "\n")
     status, answer = rate_request(port, token_of(port))
-    assert status == 400 and b"item-0099" in answer
+    assert status == 500 and b"item-0099" in answer and json.loads(answer)["saved"] is True  # this one is kept
 
 
 def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path):

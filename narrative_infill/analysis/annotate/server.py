@@ -52,6 +52,10 @@ class AnnotationServerError(NarrativeInfillError, RuntimeError):
     """The server cannot start: port taken, or the annotator already rating elsewhere."""
 
 
+class RatingKeptExportFailed(NarrativeInfillError, RuntimeError):
+    """The rating is on disk but ``ratings.csv`` was not rewritten: answered as saved, with why."""
+
+
 class AnnotatorLock:
     """``.lock-<annotator>`` in the study folder, ``flock``-ed while this annotator's server runs.
 
@@ -125,9 +129,11 @@ class Study:
         self.ratings.add(item, body.get("scores"), note)
         try:
             export(self.folder, self.manifest)
-        except StudyError as err:  # another file is damaged: say that this rating is kept all the same
-            raise StudyError(
-                f"saved in {self.ratings.path.name}, but {EXPORT} was not rewritten: {err}"
+        except (StudyError, OSError, ValueError) as err:  # a damaged or unreadable file, an unwritable export
+            raise RatingKeptExportFailed(
+                f"Saved in {self.ratings.path.name}, but {EXPORT} (what report --human reads) was not "
+                f"rewritten: {err}. The next save, or a restart of this server, rewrites it once that "
+                "is fixed."
             ) from None
         return self.state()
 
@@ -264,14 +270,22 @@ def make_handler(study: Study, page: str, token: str, own: OwnAddress):
             body = self._body()
             if body is None:
                 return
+            # Every failure says whether the rating is on disk ("saved"): the page moves on only if so.
             try:
                 self._json(HTTPStatus.OK, study.rate(json.loads(body)))
+            except RatingKeptExportFailed as err:
+                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(err), "saved": True})
             except (StudyError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError included
-                self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+                self._json(HTTPStatus.BAD_REQUEST, {"error": str(err), "saved": False})
             except RecursionError:
-                self._json(HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep"})
+                self._json(
+                    HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep", "saved": False}
+                )
             except OSError as err:  # the ratings file cannot be written: say so, never drop the answer
-                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"not saved: {err}"})
+                self._json(
+                    HTTPStatus.INTERNAL_SERVER_ERROR,
+                    {"error": f"cannot write the rating: {err}", "saved": False},
+                )
 
         def log_message(self, *args):  # quiet: the terminal shows progress lines instead
             pass

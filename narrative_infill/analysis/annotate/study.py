@@ -209,7 +209,10 @@ class Ratings:
     def history(self) -> dict[str, list[dict[str, Any]]]:
         """Every rating of each item, oldest first."""
         ratings: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.is_file() else []
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.is_file() else []
+        except UnicodeDecodeError as err:
+            raise StudyError(f"{self.path}: not UTF-8 text ({err}; the file was edited?)") from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
