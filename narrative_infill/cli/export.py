@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import command, output_option
+from .options import command, high_inclusive_option, output_option
 
 
 def _log_files(paths: list[str]) -> list[str]:
@@ -34,7 +34,7 @@ def _eee(args: argparse.Namespace) -> int:
         files = _log_files(args.logs)
     except FileNotFoundError as err:
         raise ExportError(str(err)) from None
-    written = export_eee(files, args.output, args.organization, args.relationship)
+    written = export_eee(files, args.output, args.organization, args.relationship, args.high_inclusive)
     print(f"{len(files)} logs -> {len(written)} Every Eval Ever files under {args.output / 'data'}")
     return 0
 
@@ -54,3 +54,4 @@ def add_commands(commands) -> None:
         choices=["first_party", "third_party", "collaborative", "other"],
         help="the evaluator's relationship to the model (default: third_party)",
     )
+    high_inclusive_option(eee, "High%%")

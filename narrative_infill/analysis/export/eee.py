@@ -4,9 +4,10 @@ Each log becomes an aggregate and a per-sample file of the Every Eval Ever schem
 (https://github.com/evaleval/every_eval_ever) under ``DIR/data/narrative_infill/<developer>/<model>/``.
 Hand-written: EEE's Inspect converter reads our dict-valued scores as 0.0, drops the grader, files each
 setting as its own benchmark and crashes on NaN; EEE needs Python 3.12, so its validator checks these files in
-CI (``.ci/every-eval-ever``). One aggregate result per score key (and QAvg's High% and Low%) with bounds,
-direction and, for the judge's keys, the judge models and prompt. A NaN in the log (a failed judgement, a
-judge that never ran) is left out, its reason kept (``score_details.details``, ``additional_details``).
+CI (``.ci/every-eval-ever``). One aggregate result per score key (and QAvg's High%, under the rule asked
+for, and Low%) with bounds, direction and, for the judge's keys, the judge models and prompt. A NaN in the
+log (a failed judgement, a judge that never ran) is left out, its reason kept (``score_details.details``,
+``additional_details``). The run's own sections (model, dataset, generation, judges): ``log_header``.
 """
 
 from __future__ import annotations
@@ -17,32 +18,20 @@ import math
 import time
 import uuid
 from pathlib import Path, PurePosixPath
+from statistics import fmean
 from typing import Any
 
 from ...data.atomic import atomic_file
-from ...definitions import NarrativeInfillError, none_if_nan, setting_name
-from ...scorers.judge.prompt import judge_prompt
+from ...definitions import none_if_nan, setting_name
 from ...scorers.judge.scorer import NOT_RUN_HINT
 from ..report.load import newest_score_key
-from .metric_configs import SHARES, MetricSpec, is_best, spec_for
+from .log_header import ExportError, generation_config, llm_scoring, model_info, source_data, string_details
+from .metric_configs import MetricSpec, Share, is_best, shares_of, spec_for
 
 #: The EEE schema version these files follow (every-eval-ever 0.3.0).
 SCHEMA_VERSION = "0.3.0"
 COLLECTION = "narrative_infill"
 SCORERS = ("metrics", "judge")
-
-
-class ExportError(NarrativeInfillError, ValueError):
-    """A log that cannot be exported as it is."""
-
-
-def _details(mapping: dict[str, Any]) -> dict[str, str]:
-    """EEE's ``additional_details``: strings only (JSON for anything else), nothing empty."""
-    return {
-        k: v if isinstance(v, str) else json.dumps(v, sort_keys=True)
-        for k, v in mapping.items()
-        if v is not None
-    }
 
 
 def _path_component(value: str, location: str) -> str:
@@ -66,71 +55,6 @@ def _folder(model_id: str, location: str) -> PurePosixPath:
 def _file_uuid(eval_id: str) -> str:
     """A UUID4-shaped name derived from the log's eval id: exporting a log again rewrites the same files."""
     return str(uuid.UUID(bytes=hashlib.sha256(eval_id.encode()).digest()[:16], version=4))
-
-
-def _model_info(model_id: str, **extra: Any) -> dict[str, Any]:
-    # Who deployed the model and whether its weights are open is not in the log: said so, not guessed.
-    return {
-        "name": model_id,
-        "id": model_id,
-        "developer": model_id.split("/")[0],
-        "additional_details": {"deployment_type": "unknown", "model_availability": "unknown", **extra},
-    }
-
-
-def _source_data(header) -> dict[str, Any]:
-    identity = dict((header.eval.metadata or {}).get("dataset_identity") or {})
-    samples = identity.get("instances")
-    source = str(identity.get("source", header.eval.dataset.name))
-    details = _details({**identity, "task_args": header.eval.task_args})
-    if source.startswith("hf:") and "commit" in identity:
-        return {
-            "dataset_name": "Narrative-Infilling",
-            "source_type": "hf_dataset",
-            "hf_repo": source[3:],
-            "hf_split": "train",
-            "samples_number": samples,
-            "additional_details": details,
-        }
-    return {
-        "dataset_name": f"narrative_infill {source}",
-        "source_type": "other",
-        "additional_details": details,
-    }
-
-
-def _scorer_options(header, name: str) -> dict[str, Any]:
-    for scorer in header.eval.scorers or []:
-        if scorer.name.split("/")[-1] == name.rstrip("0123456789"):
-            return dict(scorer.options or {})
-    return {}
-
-
-def _llm_scoring(header, judged: list) -> dict[str, Any] | None:
-    """Who judged and with which prompt: from the samples' judge scores (the judges that really ran)."""
-    judges: dict[str, str] = {}
-    variants = set()
-    for score in judged:
-        meta = score.metadata or {}
-        variants.add(meta.get("judge_variant", "paper"))
-        for name, verdict in (meta.get("judges") or {}).items():
-            judges.setdefault(name, verdict.get("model", "unknown"))
-    if not judges:
-        return None
-    if len(variants) > 1:
-        raise ExportError(f"{header.location}: judge prompts {sorted(variants)} in one log")
-    [variant] = variants
-    prompt = judge_prompt(variant)
-    temperature = _scorer_options(header, "judge").get("temperature", 0.0)
-    return {
-        "judges": [
-            {"model_info": _model_info(model, role=name), "temperature": temperature}
-            for name, model in sorted(judges.items())
-        ],
-        "input_prompt": f"{prompt.system}\n\n{prompt.user_template}",
-        "aggregation_method": "average" if len(judges) > 1 else None,
-        "additional_details": {"judge_variant": variant},
-    }
 
 
 def _metric_config(key: str, spec: MetricSpec, scorer: str, scoring: dict | None) -> dict[str, Any]:
@@ -167,41 +91,21 @@ def _value(score, key: str) -> float | None:
     return None if raw is None or isinstance(raw, str) else none_if_nan(float(raw))
 
 
+def _share_value(log, entry, scorer_key: str, key: str, share: Share) -> tuple[float | None, int]:
+    """(share, samples counted): the log's own metric when it was computed under this rule, else
+    counted here as Inspect's metrics count, over the reduced samples (epochs reduced) judged."""
+    metric = entry.metrics.get(f"narrative_infill/{share.metric}")
+    if metric is not None and (metric.params or {}) == share.params:
+        return none_if_nan(metric.value), entry.scored_samples
+    reduced = [sample for r in log.reductions or [] if r.scorer == scorer_key for sample in r.samples]
+    values = [value for sample in reduced if (value := _value(sample, key)) is not None]
+    return (fmean(map(share.counts, values)) if values else None), len(values)
+
+
 def _absent_reason(sample, score, key: str) -> str:
     if sample.error:  # its first line: the traceback is in the log
         return f"the sample errored: {sample.error.message.partition(chr(10))[0]}"
     return str(score.explanation or score.reason or f"{key} is NaN in the log") if score else "not scored"
-
-
-def _generation_config(header) -> dict[str, Any]:
-    config = header.plan.config  # the GenerateConfig the run used: the task's, under the user's
-    args = {
-        "temperature": config.temperature,
-        "top_p": config.top_p,
-        "max_tokens": config.max_tokens,
-        "eval_plan": {
-            "name": "narrative_infill",
-            "steps": [json.dumps(step.model_dump(), sort_keys=True) for step in header.plan.steps],
-        },
-    }
-    metadata = header.eval.metadata or {}
-    return {
-        "generation_args": {k: v for k, v in args.items() if v is not None},
-        "additional_details": _details(
-            {
-                "setting": setting_name(metadata, header.eval.task),
-                "prompt_variant": metadata.get("prompt_variant"),
-                "system_role": metadata.get("system_role"),
-                # Inspect reduces each sample's epochs first: a result is a mean over reduced samples.
-                "epochs": header.eval.config.epochs,
-                "epochs_reducer": header.eval.config.epochs_reducer,
-                "max_tokens_rule": sorted(
-                    {str((s.metadata or {}).get("max_tokens_rule")) for s in header.samples}
-                ),
-                **{f"task_arg.{k}": v for k, v in (header.eval.task_args or {}).items()},
-            }
-        ),
-    }
 
 
 def _sample_record(sample, header, base: dict, result_id: str, key: str, score, spec, value) -> dict:
@@ -241,9 +145,9 @@ def _sample_record(sample, header, base: dict, result_id: str, key: str, score, 
 
 
 def log_records(
-    location: str, organization: str, relationship: str = "third_party"
+    location: str, organization: str, relationship: str = "third_party", high_inclusive: bool = False
 ) -> tuple[dict, list[dict]]:
-    """(aggregate document, per-sample records) of one log."""
+    """(aggregate document, per-sample records) of one log; High% under ``definitions.is_high``'s rule."""
     from inspect_ai.log import read_eval_log
 
     try:
@@ -267,7 +171,7 @@ def log_records(
         "evaluation_name": COLLECTION,
     }
     results, records, absent = [], [], {}
-    source_data, generation = _source_data(log), _generation_config(log)
+    run_source, generation = source_data(log), generation_config(log)
     for scorer in SCORERS:
         keyed = [(s, newest_score_key(s.scores or {}, scorer)) for s in log.samples]
         scores = [(s, (s.scores or {})[k] if k else None, k) for s, k in keyed]
@@ -277,7 +181,7 @@ def log_records(
                 f" (no grader role was bound); add it with: {NOT_RUN_HINT}" if scorer == "judge" else ""
             )
             continue
-        scoring = _llm_scoring(log, [sc for _, sc, _ in scores if sc]) if scorer == "judge" else None
+        scoring = llm_scoring(log, [sc for _, sc, _ in scores if sc]) if scorer == "judge" else None
         keys = sorted({k for _, sc, _ in scores if sc and isinstance(sc.value, dict) for k in sc.value})
         for key in keys:
             spec = spec_for(key)
@@ -307,31 +211,31 @@ def log_records(
                 {
                     "evaluation_result_id": result_id,
                     "evaluation_name": COLLECTION,
-                    "source_data": source_data,
+                    "source_data": run_source,
                     "evaluation_timestamp": log.eval.created,
                     "metric_config": _metric_config(key, spec, scorer, scoring),
                     "score_details": {
                         "score": mean.value,
-                        "details": _details(details),
+                        "details": string_details(details),
                         "uncertainty": uncertainty,
                     },
                     "generation_config": generation,
                 }
             )
-            for metric_name, suffix, share in SHARES.get(key, ()):
-                metric = entry.metrics.get(f"narrative_infill/{metric_name}")
-                if metric is None or metric.value is None or math.isnan(metric.value):
-                    absent[f"{result_id}/{suffix}"] = "no value in the log"
+            for share in shares_of(key, high_inclusive):
+                value, counted = _share_value(log, entry, max(scorer_keys), key, share)
+                if value is None:
+                    absent[f"{result_id}/{share.suffix}"] = "no value in the log"
                     continue
                 results.append(
                     {
                         **results[-1],
-                        "evaluation_result_id": f"{result_id}/{suffix}",
-                        "metric_config": _metric_config(f"{key}.{suffix}", share, scorer, scoring),
+                        "evaluation_result_id": f"{result_id}/{share.suffix}",
+                        "metric_config": _metric_config(f"{key}.{share.suffix}", share.spec, scorer, scoring),
                         "score_details": {
-                            "score": metric.value,
-                            "details": _details(details),
-                            "uncertainty": {"num_samples": entry.scored_samples},
+                            "score": value,
+                            "details": string_details(details),
+                            "uncertainty": {"num_samples": counted},
                         },
                     }
                 )
@@ -346,7 +250,7 @@ def log_records(
             "source_type": "evaluation_run",
             "source_organization_name": organization,
             "evaluator_relationship": relationship,
-            "additional_details": _details(
+            "additional_details": string_details(
                 {
                     "log": Path(location).name,
                     "task": log.eval.task,
@@ -358,9 +262,9 @@ def log_records(
         "eval_library": {
             "name": "inspect_ai",
             "version": packages.get("inspect_ai", "unknown"),
-            "additional_details": _details({"narrative_infill": packages.get("narrative_infill")}),
+            "additional_details": string_details({"narrative_infill": packages.get("narrative_infill")}),
         },
-        "model_info": _model_info(model_id),
+        "model_info": model_info(model_id),
         "evaluation_results": results,
         "detailed_evaluation_results": {
             "format": "jsonl",
@@ -373,10 +277,14 @@ def log_records(
 
 
 def export_eee(
-    locations: list[str], out: Path, organization: str, relationship: str = "third_party"
+    locations: list[str],
+    out: Path,
+    organization: str,
+    relationship: str = "third_party",
+    high_inclusive: bool = False,
 ) -> list[Path]:
     """Write every log's files under ``out``; all logs are read and checked before anything is written."""
-    documents = [(log_records(location, organization, relationship)) for location in locations]
+    documents = [log_records(location, organization, relationship, high_inclusive) for location in locations]
     runs: dict[str, str] = {}  # two files of one run (a copy, a rescored copy) would write the same files
     for location, (aggregate, _) in zip(locations, documents):
         if (first := runs.setdefault(aggregate["evaluation_id"], location)) != location:

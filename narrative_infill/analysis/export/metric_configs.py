@@ -7,9 +7,11 @@ scorer key) stops the export with its name instead of being written with unknown
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG
+from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, high_label, is_high, is_low
 from ...scorers.metrics.pairs import ATAVG
 
 
@@ -50,25 +52,46 @@ SPECS: dict[str, MetricSpec] = {
     },
 }
 
-#: Extra aggregate results of a key: (metric in the log, result suffix, spec).
-SHARES = {
-    "qavg": (
-        (
-            "share_above",
-            "high_share",
+
+@dataclass(frozen=True)
+class Share:
+    """An extra aggregate result of a key: the share of judged samples a rule counts."""
+
+    suffix: str  # of the result id (and metric id)
+    spec: MetricSpec
+    counts: Callable[[float], bool]  # the rule, on one sample's reduced value
+    metric: str  # the log's metric of this share ...
+    params: dict[str, Any]  # ... which is this rule's when it was computed with these params
+
+
+def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
+    """QAvg's High% (under the rule asked for, ``definitions.is_high``) and Low%. The two High%
+    rules are two metrics: each has its own id, and its name says which rule it counts."""
+    if key != "qavg":
+        return ()
+    high = high_label(high_inclusive)
+    return (
+        Share(
+            "high_share_inclusive" if high_inclusive else "high_share",
             MetricSpec(
-                "High%", "share", _OVERLAP, False, 0.0, 1.0, f"share of samples with QAvg above {HIGH_QAVG:g}"
+                f"High% ({high})", "share", _OVERLAP, False, 0.0, 1.0, f"share of judged samples with {high}"
             ),
+            lambda qavg: bool(is_high(qavg, high_inclusive)),
+            "share_above",
+            {"threshold": HIGH_QAVG, **({"inclusive": True} if high_inclusive else {})},
         ),
-        (
-            "share_below",
+        Share(
             "low_share",
             MetricSpec(
-                "Low%", "share", _OVERLAP, True, 0.0, 1.0, f"share of samples with QAvg below {LOW_QAVG:g}"
+                f"Low% (QAvg < {LOW_QAVG:g})", "share", _OVERLAP, True, 0.0, 1.0,
+                f"share of judged samples with QAvg < {LOW_QAVG:g}",
             ),
+            lambda qavg: bool(is_low(qavg)),
+            "share_below",
+            {"threshold": LOW_QAVG},
         ),
-    )
-}
+    )  # fmt: skip
+
 
 _PANEL_MEMBER = re.compile(r"^qavg_(.+)$")
 
