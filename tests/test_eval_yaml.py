@@ -1,6 +1,7 @@
 """eval.yaml, the Inspect Evals Register entry, says what the tasks are: names, files, versions, sizes."""
 
 import ast
+import inspect
 import re
 import subprocess
 
@@ -64,3 +65,38 @@ def test_the_pinned_commit_holds_the_tasks_it_lists():
 def test_the_arxiv_id_is_the_papers():
     front_matter = (SHARED / "paper" / "paper.md").read_text(encoding="utf-8").split("---")[1]
     assert ENTRY["arxiv"] == f"https://arxiv.org/abs/{yaml.safe_load(front_matter)['arxiv_id']}"
+
+
+def test_every_hub_asset_the_tasks_fetch_is_listed_with_its_state():
+    """The published set and the paper's scoring backbones come from the Hugging Face hub; the
+    Register asks for each such asset and whether it is pinned. The tasks read the dataset at the
+    hub's main branch unless ``-T revision=`` pins one: floating, unless the default changes."""
+    from narrative_infill.data.dataset import HF_DATASET
+    from narrative_infill.scorers.metrics.embedding import PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL
+    from narrative_infill.tasks.infill import infill_task
+
+    assets = {asset["source"]: asset for asset in ENTRY["external_assets"]}
+    assert set(assets) == {HF_DATASET, PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL}
+    for asset in assets.values():
+        assert asset["type"] == "huggingface" and asset["state"] in {"pinned", "floating"}, asset
+        assert asset["fetch_method"], asset
+    defaults = inspect.signature(infill_task).parameters
+    assert defaults["data"].default == "hf"  # the hub dataset is the tasks' default
+    assert assets[HF_DATASET]["state"] == ("floating" if defaults["revision"].default is None else "pinned")
+    assert assets[HF_DATASET]["fetch_method"] == "load_dataset"  # datasets.load_dataset (data/dataset.py)
+
+
+def test_no_repository_url_is_invented():
+    """The Register wants source.repository_url and source.maintainers; this checkout has no remote,
+    so the entry leaves them out and says so instead of guessing one. With a remote, the URL must
+    be that remote's."""
+    remote = subprocess.run(
+        ["git", "-C", str(REPO), "remote", "get-url", "origin"], capture_output=True, text=True
+    )
+    url = ENTRY["source"].get("repository_url")
+    if remote.returncode == 0 and url is not None:
+        assert url.removesuffix(".git") == remote.stdout.strip().removesuffix(".git")
+    else:
+        assert url is None
+        text = (REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8")
+        assert "repository_url" in text and "unknown" in text  # the comment that says why it is absent
