@@ -9,7 +9,9 @@ the error log that
 sample counts. Of each scorer, each log's newest scores are read (``inspect score --action
 append`` adds ``metrics1``, ``metrics2``... to the logs it rescored, and to those only). Errored
 samples stay in the frame, flagged, for the coverage table. Runs scored with different metric
-signatures or judge models are refused together: their numbers must not be averaged.
+signatures or judge models are refused together: their numbers must not be averaged. So are
+two logs of one eval (one eval id) whose headers name different runs: a copy with its header
+edited (another model name) would otherwise count as a run of its own.
 
 Reads through ``inspect_ai.analysis`` (``samples_df`` joined with ``evals_df``); dict-valued
 scores are expanded into one float column per key.
@@ -38,7 +40,8 @@ class NoSuccessfulLogError(NarrativeInfillError, ValueError):
 
 
 class MixedRunsError(NarrativeInfillError, ValueError):
-    """Logs whose scores must not be averaged together (different metrics or judges)."""
+    """Logs whose scores must not be averaged together (different metrics or judges, or one eval
+    under two headers)."""
 
 
 @dataclass
@@ -127,11 +130,18 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
             ((samples, header.eval.created), location, header)
         )
     selected, absent, set_aside = [], {}, 0
+    by_eval: dict[str, str] = {}
     for key, logs in runs.items():
         logs.sort(key=lambda item: item[0])
         successful = [item for item in logs if item[2].status == "success"]
         if successful:
-            selected.append(successful[-1][1])
+            _, location, header = successful[-1]
+            if (other := by_eval.setdefault(header.eval.eval_id, location)) != location:
+                raise MixedRunsError(
+                    f"{other} and {location} are one eval (id {header.eval.eval_id}) under two headers "
+                    "that name different runs: one is a copy with its header edited; keep the original"
+                )
+            selected.append(location)
             set_aside += len(logs) - 1
             continue
         _, location, latest = logs[-1]
