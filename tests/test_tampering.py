@@ -97,11 +97,15 @@ def test_a_newer_scoring_with_another_extraction_rule_is_off_a_ranked_track(logs
     folder = shutil.copytree(logs / "alpha", tmp_path / "logs")
     for path in sorted(folder.glob("*.eval")):
         log = read_eval_log(str(path))
-        write_eval_log(score(log, metrics(backbone="minilm", extraction="published"), action="append"), str(path))
+        write_eval_log(
+            score(log, metrics(backbone="minilm", extraction="published"), action="append"), str(path)
+        )
     assert main(["submit", str(folder), "-o", str(tmp_path / "s.json"), "--track", "demo"]) == 1
-    assert "extraction: 'published', the protocol has 'paper'" in capsys.readouterr().err
+    assert "extraction: 'published', the protocol has 'ours'" in capsys.readouterr().err
     assert main(["submit", str(folder), "-o", str(tmp_path / "c.json"), "--track", "custom"]) == 0
-    assert main(["verify", str(tmp_path / "c.json"), "--logs", str(folder)]) == 0  # the rule it ran is re-applied
+    assert (
+        main(["verify", str(tmp_path / "c.json"), "--logs", str(folder)]) == 0
+    )  # the rule it ran is re-applied
 
 
 def test_verify_finds_the_submitted_log_beside_a_stale_copy_of_the_same_name(submissions, logs, tmp_path):  # noqa: F811

@@ -31,10 +31,10 @@ from ...definitions import (
     is_low,
     is_missing,
 )
-from .build import content_hash, file_sha256
+from .build import content_hash
 from .protocol import RANKED_TRACKS
 from .recompute import logged_backbones
-from .verify import Verification, load_document, schema_problems, self_consistency, verify
+from .verify import Verification, load_document, locate_logs, schema_problems, self_consistency, verify
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20260101
@@ -142,9 +142,11 @@ def _badge(path: Path, logs: Path | None, sample: int | None) -> str:
 def read_submissions(
     folder: Path, high_inclusive: bool = False, logs: Path | None = None, sample: int | None = None
 ) -> list[dict[str, Any]]:
-    """Every submission in ``folder``, each valid, untouched and agreeing with its own samples,
-    or an error naming the file; with ``logs`` each one verified here against its logs."""
+    """Every submission in ``folder``, each valid, untouched, agreeing with its own samples and
+    submitting logs no other file submits, or an error naming the file; with ``logs`` each one
+    verified here against its logs."""
     rows = []
+    submitted: dict[str, str] = {}  # a log's SHA-256 or eval id -> the file that submits it
     files = sorted(p for p in Path(folder).glob("*.json") if not p.name.endswith(".verification.json"))
     if not files:
         raise LeaderboardError(f"no submission files (*.json) in {folder}")
@@ -164,6 +166,13 @@ def read_submissions(
             raise LeaderboardError(
                 f"{path}: its claims disagree with its own samples: {'; '.join(own.failures)}"
             )
+        for entry in document["provenance"]["logs"]:  # a copy re-signed under another name or submitter
+            for key in (entry.get("sha256"), entry.get("eval_id")):
+                if key and (earlier := submitted.setdefault(key, path.name)) != path.name:
+                    raise LeaderboardError(
+                        f"{path}: {earlier} and {path.name} submit the same log {entry.get('file')} "
+                        "(same SHA-256 or eval id): one entry per run"
+                    )
         rows.append(_row(document, _badge(path, logs, sample), path.name, high_inclusive))
     return rows
 
@@ -315,21 +324,12 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
 
 def entry_logs(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) -> dict[str, list[Path]]:
     """Each entry's logs, found in ``logs_dir`` by the name and SHA-256 its submission records."""
-    found: dict[str, list[Path]] = {}
-    for path in sorted(Path(logs_dir).rglob("*.eval")):
-        found.setdefault(path.name, []).append(path)
     logs: dict[str, list[Path]] = {}
     for row in rows:
-        document = load_document(Path(submissions) / row["file"])
-        logs[row["file"]] = []
-        for entry in document["provenance"]["logs"]:
-            same = [p for p in found.get(entry["file"], []) if file_sha256(str(p)) == entry["sha256"]]
-            if not same:
-                raise LeaderboardError(
-                    f"{row['file']}: log {entry['file']} (setting {entry['setting']}) is not in {logs_dir} "
-                    "with the SHA-256 the submission records"
-                )
-            logs[row["file"]].append(same[0])
+        located, problems = locate_logs(load_document(Path(submissions) / row["file"]), logs_dir)
+        if problems:
+            raise LeaderboardError(f"{row['file']}: {'; '.join(problems)}")
+        logs[row["file"]] = [Path(location) for location in located]
     return logs
 
 

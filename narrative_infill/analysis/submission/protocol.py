@@ -67,8 +67,10 @@ def generation(header) -> dict[str, Any]:
 
 
 def scorer_options(header, name: str) -> dict[str, Any] | None:
-    """The options a log's scorer ``name`` (``metrics``, ``judge``) ran with; None if it did not run."""
-    for scorer in header.eval.scorers or []:
+    """The options a log's scorer ``name`` (``metrics``, ``judge``) last ran with, None if it did not
+    run: ``inspect score --action append`` adds its scorer after the first and its scores as
+    ``metrics1``, the newest, which the claims use, so its options are the ones that count."""
+    for scorer in reversed(header.eval.scorers or []):
         if scorer.name.split("/")[-1] == name:
             return scorer.options or {}
     return None

@@ -207,20 +207,32 @@ def self_consistency(document: dict[str, Any], result: Verification) -> None:
     result.checks.append("claims agree with the file's own sample values")
 
 
-def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -> list[str] | None:
-    found = {path.name: path for path in Path(logs_dir).rglob("*.eval")}
-    locations = []
+def locate_logs(document: dict[str, Any], logs_dir: Path) -> tuple[list[str], list[str]]:
+    """(the logs the submission names, found under ``logs_dir`` by name and SHA-256; what is missing
+    or changed). Of several copies of one name (a backup, a stale edit), the one with the recorded
+    hash is the submitted log."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(Path(logs_dir).rglob("*.eval")):
+        found.setdefault(path.name, []).append(path)
+    locations, problems = [], []
     for entry in document["provenance"]["logs"]:
-        path = found.get(entry.get("file"))
-        if path is None:
-            result.failures.append(
+        named = found.get(entry.get("file"), [])
+        same = [path for path in named if file_sha256(str(path)) == entry.get("sha256")]
+        if same:
+            locations.append(str(same[0]))
+        elif named:
+            problems.append(f"log {entry.get('file')} has changed since submission (SHA-256 differs)")
+        else:
+            problems.append(
                 f"log {entry.get('file')} (setting {entry.get('setting')}) is missing from {logs_dir}"
             )
-        elif file_sha256(str(path)) != entry.get("sha256"):
-            result.failures.append(f"log {path.name} has changed since submission (SHA-256 differs)")
-        else:
-            locations.append(str(path))
-    if result.failures:
+    return locations, problems
+
+
+def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -> list[str] | None:
+    locations, problems = locate_logs(document, logs_dir)
+    result.failures += problems
+    if problems:
         return None
     result.checks.append(f"all {len(locations)} logs present, SHA-256 equal to the submission's")
     return locations
