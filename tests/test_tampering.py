@@ -172,3 +172,53 @@ def test_a_log_copied_under_another_name_counts_once_and_an_edited_copy_is_refus
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert f"one eval (id {log.eval.eval_id}) under two headers" in err and "renamed.eval" in err
+
+
+def _header_edited(logs, folder, edit):  # noqa: F811
+    """alpha's logs copied into ``folder``, each rewritten after ``edit(log)``."""
+    shutil.copytree(logs / "alpha", folder)
+    for path in sorted(folder.glob("*.eval")):
+        log = read_eval_log(str(path))
+        edit(log)
+        write_eval_log(log, str(path))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda log: setattr(log, "status", "error"), "unfinished runs cannot be submitted"),
+        (
+            lambda log: [
+                s.scores["metrics"].metadata.update(metrics_signature=f"bertscore=roberta-large:L17 | {i}")
+                for i, s in enumerate(log.samples)
+                if log.eval.metadata["template"] == "l1"
+            ],
+            "the runs mix 25 metric signatures",
+        ),
+        (
+            lambda log: (
+                [s.scores["judge"].metadata.update(judge_models="grader=mockllm/other") for s in log.samples]
+                if log.eval.metadata["template"] == "l2"
+                else None
+            ),
+            "the runs mix 2 judges",
+        ),
+    ],
+    ids=["unfinished", "signatures", "judges"],
+)
+def test_submit_refuses_what_cannot_be_one_submission(logs, tmp_path, capsys, edit, message):  # noqa: F811
+    folder = _header_edited(logs, tmp_path / "logs", edit)
+    assert main(["submit", str(folder), "-o", str(tmp_path / "s.json"), "--track", "custom"]) == 1
+    assert message in capsys.readouterr().err and not (tmp_path / "s.json").exists()
+
+
+def test_submit_refuses_two_runs_of_one_setting(logs, tmp_path, capsys):  # noqa: F811
+    folder = shutil.copytree(logs / "alpha", tmp_path / "logs")
+    for path in sorted(folder.glob("*.eval")):
+        log = read_eval_log(str(path))
+        if log.eval.metadata["template"] == "l2":  # another run of l2: its own eval, another seed
+            log.eval.eval_id, log.eval.model_generate_config.seed = "another-eval", 7
+            write_eval_log(log, str(folder / "again.eval"))
+    assert main(["submit", str(folder), "-o", str(tmp_path / "s.json"), "--track", "custom"]) == 1
+    assert "two runs of setting l2" in capsys.readouterr().err and not (tmp_path / "s.json").exists()

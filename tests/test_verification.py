@@ -296,6 +296,7 @@ def test_regeneration_passes_the_honest_and_fails_the_gold_copy(submissions, log
     path = resubmitted(tmp_path / "forged", tmp_path / "forged.json")
     itself = verify(path, tmp_path / "forged")
     assert itself.passed, itself.failures  # consistent with itself in every check a file allows
+    assert any("near-verbatim copies of the gold" in w for w in itself.warnings)  # only this hints at it
     forged = verify(path, tmp_path / "forged", regenerate=8, model=alpha)
     assert not forged.passed
     assert "re-generation: the submitted scores are higher than the model reproduces" in forged.failures[0]
