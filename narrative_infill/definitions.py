@@ -108,5 +108,7 @@ class NarrativeInfillError(Exception):
     traceback. Any other exception is a bug and shows its traceback."""
 
 
-class OptionError(NarrativeInfillError, ValueError):
-    """An option or task argument outside its allowed values."""
+class OptionError(NarrativeInfillError):
+    """An option or task argument outside its allowed values. Not a ``ValueError``: Inspect's
+    scorer loader reads a ``ValueError`` from a scorer factory as "no such scorer" and hides the
+    message (``inspect score --scorer narrative_infill/metrics -S extraction=bogus``)."""

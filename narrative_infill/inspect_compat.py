@@ -4,14 +4,19 @@ Everything here reaches past Inspect's public API, or builds a log object by han
 Inspect release changes one of these, this module is the only place to mend, and the CI's run
 on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
 0.3.285): the active generate config of a solver's call, the ``--model-role`` parser its own
-commands use, and adding replayed samples to a finished log.
+commands use, adding replayed samples to a finished log, and showing a package error the way
+Inspect's command line shows its own prerequisite errors (the message alone).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from .definitions import OptionError
+from .definitions import NarrativeInfillError, OptionError
+
+Factory = TypeVar("Factory", bound=Callable[..., Any])
 
 
 def active_generate_config() -> Any:
@@ -57,3 +62,39 @@ def add_samples(log: Any, samples: list[Any]) -> None:
     log.eval.dataset.samples = len(log.samples)
     log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
     log.results.total_samples = log.results.completed_samples = len(log.samples)
+
+
+def shown_by_inspect(factory: Factory) -> Factory:
+    """A task or scorer factory whose package errors (a bad ``-T``/``-S`` value, a broken data
+    file) ``inspect eval``/``inspect score`` print as their message alone, as they print their own
+    ``PrerequisiteError``, instead of under a page of traceback. The error keeps its own type."""
+
+    @functools.wraps(factory)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return factory(*args, **kwargs)
+        except NarrativeInfillError as err:
+            from rich.markup import escape  # Inspect prints the message with rich
+
+            err.__class__ = _prerequisite_kind(type(err))
+            err.message = escape(str(err))  # type: ignore[attr-defined]
+            raise
+
+    return checked  # type: ignore[return-value]
+
+
+#: each package error type with Inspect's ``PrerequisiteError`` mixed in, made once
+_PREREQUISITE_KINDS: dict[type, type] = {}
+
+
+def _prerequisite_kind(kind: type[NarrativeInfillError]) -> type[NarrativeInfillError]:
+    """``kind`` that is also Inspect's ``PrerequisiteError`` (the one its exception hook prints plainly)."""
+    from inspect_ai._util.error import PrerequisiteError
+
+    if issubclass(kind, PrerequisiteError):
+        return kind
+    if kind not in _PREREQUISITE_KINDS:
+        _PREREQUISITE_KINDS[kind] = type(
+            kind.__name__, (kind, PrerequisiteError), {"__module__": kind.__module__}
+        )
+    return _PREREQUISITE_KINDS[kind]

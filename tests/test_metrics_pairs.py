@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from narrative_infill.definitions import OptionError
 from narrative_infill.extraction import extract_answer
 from narrative_infill.scorers.metrics.pairs import (
     METRIC_NAMES,
@@ -137,9 +138,9 @@ def test_backbone_resolution_offline(monkeypatch):
         resolve_backbones("paper")
     custom = resolve_backbones("minilm", bertscore_model="roberta-large")
     assert custom.bertscore_layer == 17 and custom.semf1_model == minilm_path()
-    with pytest.raises(ValueError, match="bertscore_layer is required"):
+    with pytest.raises(OptionError, match="bertscore_layer is required"):
         resolve_backbones("minilm", bertscore_model="some/other-model")
-    with pytest.raises(ValueError, match="backbone must be one of"):
+    with pytest.raises(OptionError, match="backbone must be one of"):
         resolve_backbones("large")
 
 

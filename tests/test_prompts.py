@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
+from narrative_infill.definitions import PARADIGMS, TELER_LEVELS, OptionError
 from narrative_infill.prompts import fill_slots, prompt_template, variants
 from narrative_infill.tasks import infill_task
 
@@ -205,7 +205,7 @@ def test_code_variant_renders_like_the_authors_example():
 
 def test_unknown_slots_stay_and_unknown_variants_fail():
     assert fill_slots("{{problem}} {{ other }}", {"problem": "P"}) == "P {{ other }}"
-    with pytest.raises(ValueError, match="no prompt variant 'code7'.*paper, code0"):
+    with pytest.raises(OptionError, match="no prompt variant 'code7'.*paper, code0"):
         prompt_template("l2", "code7")
-    with pytest.raises(ValueError, match="unknown task"):
+    with pytest.raises(OptionError, match="unknown task"):
         prompt_template("l9")

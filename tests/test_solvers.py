@@ -5,6 +5,7 @@ from inspect_ai import eval
 from inspect_ai.model import GenerateConfig
 
 from narrative_infill.data.dataset import load_benchmark
+from narrative_infill.definitions import OptionError
 from narrative_infill.solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
 from narrative_infill.tasks import infill_task
 
@@ -55,9 +56,9 @@ def test_fixed_cap_and_factor_override():
 
 
 def test_invalid_caps_are_rejected():
-    with pytest.raises(ValueError, match="max_tokens must be positive"):
+    with pytest.raises(OptionError, match="max_tokens must be positive"):
         infill_task("l2", data="demo", max_tokens=0)
-    with pytest.raises(ValueError, match="max_tokens_factor must be positive"):
+    with pytest.raises(OptionError, match="max_tokens_factor must be positive"):
         infill_task("l2", data="demo", max_tokens_factor=0)
 
 

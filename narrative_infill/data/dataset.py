@@ -246,6 +246,9 @@ def filter_instances(
             spans = [int(v) for v in spans]
         except ValueError as err:
             raise DataSourceError(f"n filter: expected integers 1-3, got {n!r}") from err
+    for name, bound in (("min_sentences", min_sentences), ("max_sentences", max_sentences)):
+        if bound is not None and type(bound) is not int:
+            raise DataSourceError(f"{name} filter: expected a whole number of sentences, got {bound!r}")
     positions = _as_list(position)
     if positions is not None:
         unknown = [p for p in positions if p not in POSITIONS]
@@ -257,8 +260,8 @@ def filter_instances(
             (domains is None or i.domain in domains)
             and (spans is None or i.n in spans)
             and (positions is None or i.position in positions)
-            and (min_sentences is None or i.narrative_sentences >= int(min_sentences))
-            and (max_sentences is None or i.narrative_sentences <= int(max_sentences))
+            and (min_sentences is None or i.narrative_sentences >= min_sentences)
+            and (max_sentences is None or i.narrative_sentences <= max_sentences)
         )
 
     return [i for i in instances if keep(i)]

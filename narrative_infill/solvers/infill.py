@@ -81,10 +81,10 @@ def generate_infill(
     The sample's metadata records the cap (``max_tokens``) and where it came from
     (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``).
     """
-    if max_tokens is not None and max_tokens < 1:
-        raise OptionError(f"max_tokens must be positive, got {max_tokens}")
-    if max_tokens_factor <= 0:
-        raise OptionError(f"max_tokens_factor must be positive, got {max_tokens_factor}")
+    if max_tokens is not None and (type(max_tokens) is not int or max_tokens < 1):
+        raise OptionError(f"max_tokens must be positive (a whole number of tokens), got {max_tokens!r}")
+    if type(max_tokens_factor) not in (int, float) or max_tokens_factor <= 0:
+        raise OptionError(f"max_tokens_factor must be positive (a number), got {max_tokens_factor!r}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if cap := max_tokens or _user_max_tokens():

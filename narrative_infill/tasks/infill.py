@@ -10,7 +10,8 @@ from inspect_ai.model import GenerateConfig
 
 # Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
 from narrative_infill.data.dataset import infill_dataset, load_benchmark
-from narrative_infill.definitions import PARADIGMS
+from narrative_infill.definitions import PARADIGMS, OptionError
+from narrative_infill.inspect_compat import shown_by_inspect
 from narrative_infill.prompts import PAPER
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
@@ -29,6 +30,7 @@ TOP_P = 0.9
 TASK_VERSION = 2
 
 
+@shown_by_inspect
 def infill_task(
     template: str,
     data: str = "hf",
@@ -83,6 +85,8 @@ def infill_task(
         extraction: the answer both scorers score: ``ours`` (the paper's extraction rules) or
             ``published`` (the authors' released code: first ``<ANSWER>`` span, else the whole response).
     """
+    if judge not in (None, True, False):
+        raise OptionError(f"judge must be true or false (or left out), got {judge!r}")
     dataset = infill_dataset(
         data,
         revision,

@@ -17,6 +17,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from narrative_infill.data.dataset import infill_dataset
+from narrative_infill.inspect_compat import shown_by_inspect
 from narrative_infill.scorers.judge.scorer import judge
 
 BASELINES = ("gold", "empty")
@@ -37,6 +38,7 @@ def fixed_answer() -> Solver:
 
 
 @task
+@shown_by_inspect
 def judge_check(
     data: str = "demo",
     instances: int = 12,

@@ -34,6 +34,7 @@ from inspect_ai.util import concurrency
 
 from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
+from ...inspect_compat import shown_by_inspect
 from ..answer import extracted
 from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
@@ -224,6 +225,7 @@ _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
         "grader_failed": [mean()],
     }
 )
+@shown_by_inspect
 def judge(
     variant: str = "paper",
     roles: str | list[str] = "grader",

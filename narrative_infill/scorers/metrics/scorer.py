@@ -8,6 +8,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
+from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, truncated
 from .pairs import ATAVG, METRIC_NAMES
 
@@ -55,6 +56,7 @@ def with_extraction(signature: str, extraction: str) -> str:
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
+@shown_by_inspect
 def metrics(
     backbone: str = "auto",
     bertscore_model: str | None = None,
