@@ -9,6 +9,7 @@ import json
 import shutil
 import zipfile
 
+import pandas as pd
 import pytest
 from inspect_ai import score
 from inspect_ai.log import read_eval_log, write_eval_log
@@ -172,6 +173,11 @@ def test_a_log_copied_under_another_name_counts_once_and_an_edited_copy_is_refus
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert f"one eval (id {log.eval.eval_id}) under two headers" in err and "renamed.eval" in err
+    log.eval.eval_id = "another-eval"  # the copy's eval id edited too: its samples are still the original's
+    write_eval_log(log, str(tmp_path / "logs" / "copy" / "renamed.eval"))
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "none of its samples is its own" in err and ("renamed.eval" in err or "again.eval" in err)
 
 
 def _header_edited(logs, folder, edit):  # noqa: F811
@@ -204,8 +210,16 @@ def _header_edited(logs, folder, edit):  # noqa: F811
             ),
             "the runs mix 2 judges",
         ),
+        (
+            lambda log: (
+                setattr(log.eval, "task_version", 0) if log.eval.metadata["template"] == "l2" else None
+            ),
+            "the runs mix 2 task versions",
+        ),
+        (lambda log: log.samples.pop(3), "23 of the track's 24 instances (23 samples, 1 epoch(s))"),
+        (lambda log: log.eval.task_args.update(domain="sind"), "filtered by task arguments ['domain']"),
     ],
-    ids=["unfinished", "signatures", "judges"],
+    ids=["unfinished", "signatures", "judges", "task-versions", "missing-sample", "filtered"],
 )
 def test_submit_refuses_what_cannot_be_one_submission(logs, tmp_path, capsys, edit, message):  # noqa: F811
     folder = _header_edited(logs, tmp_path / "logs", edit)
@@ -222,3 +236,22 @@ def test_submit_refuses_two_runs_of_one_setting(logs, tmp_path, capsys):  # noqa
             write_eval_log(log, str(folder / "again.eval"))
     assert main(["submit", str(folder), "-o", str(tmp_path / "s.json"), "--track", "custom"]) == 1
     assert "two runs of setting l2" in capsys.readouterr().err and not (tmp_path / "s.json").exists()
+
+
+def test_runs_told_apart_only_past_the_labels_width_are_rows_of_their_own(tmp_path):
+    """Two runs whose one differing value differs only after the label's first 40 characters are two
+    runs all the same: each gets its row, labelled with the full value, rather than being refused as
+    runs "no header field tells apart"."""
+    from test_report import _small_run
+
+    log = _small_run(tmp_path / "first", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
+    for end in ("1", "2"):
+        log.eval.eval_id, log.eval.task_args["note"] = f"eval-{end}", "x" * 50 + end
+        for sample in log.samples:  # a run of its own: its own samples
+            sample.uuid = f"{end}-{sample.uuid}"
+        write_eval_log(log, str(tmp_path / "logs" / f"run{end}.eval"))
+    assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
+    rows = pd.read_csv(tmp_path / "out" / "table3_model_by_level.csv", header=[0, 1], index_col=0).index
+    assert sorted(rows[rows.str.startswith("mockllm/a")]) == [
+        f"mockllm/a [note={'x' * 50}{end}]" for end in "12"
+    ]

@@ -6,7 +6,8 @@ decoding config, the seed, the epochs, the model roles, the task version and the
 When a model has two runs of one setting, every run of that model is labelled by the fields in
 which such runs differ (``mockllm/a [variant=code3]``), so its rows line up across settings; the
 report's notes say which. Runs that differ only in their seed share a ``replicates`` label, which
-Table 13 pools. Runs no field tells apart are refused, naming their logs.
+Table 13 pools. Labels shorten each value, and spell it out whole where shortened labels of two
+runs coincide; logs no field tells apart are one run (``load.select_logs`` reads one of them).
 """
 
 from __future__ import annotations
@@ -65,9 +66,9 @@ def describe(header) -> dict[str, str]:
     return {name: _text(value) for name, value in described.items()}
 
 
-def _label(described: dict[str, str], fields: list[str]) -> str:
+def _label(described: dict[str, str], fields: list[str], width: int | None = LABEL_VALUE_CHARS) -> str:
     def short(value: str) -> str:
-        return value if len(value) <= LABEL_VALUE_CHARS else value[: LABEL_VALUE_CHARS - 1] + "…"
+        return value if width is None or len(value) <= width else value[: width - 1] + "…"
 
     return ", ".join(f"{name.removeprefix('metadata.')}={short(described.get(name, '-'))}" for name in fields)
 
@@ -91,11 +92,15 @@ def label_runs(headers: Mapping[str, Any], model_of) -> RunLabels:
             fields |= {name for name in differ if not name.startswith("metadata.")} or differ
         ordered = sorted(fields, key=lambda name: (name.startswith(("metadata.", "role.")), name))
         without_seed = [name for name in ordered if name != "seed"]
-        for logs in settings.values():
-            for location in logs:
-                row, rest = _label(described[location], ordered), _label(described[location], without_seed)
-                labels.row[location] = f"{model} [{row}]" if row else model
-                labels.replicates[location] = f"{model} [{rest}]" if rest else model
+        for width in (LABEL_VALUE_CHARS, None):  # full values where the shortened ones coincide
+            for logs in settings.values():
+                for location in logs:
+                    row = _label(described[location], ordered, width)
+                    rest = _label(described[location], without_seed, width)
+                    labels.row[location] = f"{model} [{row}]" if row else model
+                    labels.replicates[location] = f"{model} [{rest}]" if rest else model
+            if all(len({labels.row[log] for log in logs}) == len(logs) for logs in shared.values()):
+                break
         for setting, logs in shared.items():
             rows = [labels.row[location] for location in logs]
             if len(set(rows)) < len(rows):

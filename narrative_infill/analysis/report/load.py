@@ -11,7 +11,8 @@ append`` adds ``metrics1``, ``metrics2``... to the logs it rescored, and to thos
 samples stay in the frame, flagged, for the coverage table. Runs scored with different metric
 signatures or judge models are refused together: their numbers must not be averaged. So are
 two logs of one eval (one eval id) whose headers name different runs: a copy with its header
-edited (another model name) would otherwise count as a run of its own.
+edited (another model name) would otherwise count as a run of its own; and a log none of whose
+samples is its own (``samples_df`` keeps one row per sample uuid, so it would vanish unsaid).
 
 Reads through ``inspect_ai.analysis`` (``samples_df`` joined with ``evals_df``); dict-valued
 scores are expanded into one float column per key.
@@ -249,6 +250,7 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         on="eval_id",
         how="left",
     )
+    _check_own_samples(frame, headers)
     frame["model"] = frame["model"].map(model_name)
     frame["errored"] = (
         frame["error"].notna() & (frame["error"].astype(str) != "") if "error" in frame else False
@@ -264,6 +266,22 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         if chosen is not None:
             frame = frame.join(_expand(chosen, keys))
     return LoadedLogs(frame, absent, notes)
+
+
+def _check_own_samples(frame: pd.DataFrame, headers: dict) -> None:
+    """``samples_df`` keeps one row per sample uuid: a log whose samples are all another log's (a
+    copy with its eval id and header edited) would leave the report without a word."""
+    present = set(frame["eval_id"])
+    hidden = sorted(
+        location
+        for location, header in headers.items()
+        if header.eval.eval_id not in present and _run_samples(header)
+    )
+    if hidden:
+        raise MixedRunsError(
+            f"{', '.join(hidden)}: none of its samples is its own (their uuids are another log's "
+            "here): one of the two is a copy with its header edited; keep the original"
+        )
 
 
 def _run_samples(header) -> int:
