@@ -255,3 +255,15 @@ def test_runs_told_apart_only_past_the_labels_width_are_rows_of_their_own(tmp_pa
     assert sorted(rows[rows.str.startswith("mockllm/a")]) == [
         f"mockllm/a [note={'x' * 50}{end}]" for end in "12"
     ]
+
+
+def test_a_custom_entry_is_never_ranked(submissions, tmp_path):  # noqa: F811
+    from test_verification import _copy
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    _copy(submissions, folder, "demo.json", lambda d: None)
+    _copy(submissions, folder, "custom.json", lambda d: d.update(track="custom"))
+    assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
+    rows = {r["file"]: r for r in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]}
+    assert rows["demo.json"]["rank"] == 1 and "rank" not in rows["custom.json"]
