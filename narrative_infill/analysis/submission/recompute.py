@@ -43,24 +43,33 @@ def _scores(sample) -> tuple[Any, Any]:
     return newest_score(sample, "metrics"), newest_score(sample, "judge")
 
 
-def _summary_problem(summary, full) -> str | None:
-    """Which of the fields the claims read from a sample's summary (scores, metadata, error) differ
-    from its full record: the summary is a separate entry of the log's zip, editable on its own."""
-    import json
-
-    record = full.summary()  # thinned exactly as Inspect thins the summary it writes
-    fields = {
-        "scores": lambda s: {k: v.model_dump() for k, v in (s.scores or {}).items()},
-        "metadata": lambda s: s.metadata,
-        "error": lambda s: s.error,
+def _claimed_fields(sample) -> dict[str, Any]:
+    """What the claims and the track checks read of a sample (summary or full record): each score's
+    value, whether its answer is empty, its signature and judges; the cap rule; whether it errored.
+    (The answer's text is not compared: Inspect shortens it in the summary.)"""
+    return {
+        "scores": {
+            key: [_nan_free(score.value), not (score.answer or "").strip()]
+            + [(score.metadata or {}).get(name) for name in ("metrics_signature", "judge_models")]
+            for key, score in (sample.scores or {}).items()
+        },
+        "metadata": (sample.metadata or {}).get("max_tokens_rule"),
+        "error": bool(sample.error),
     }
-    differing = [
-        name
-        for name, read in fields.items()
-        if json.dumps(read(summary), sort_keys=True, default=str)
-        != json.dumps(read(record), sort_keys=True, default=str)
-    ]
-    return ", ".join(differing) or None
+
+
+def _summary_problem(summary, full) -> str | None:
+    """Which of the fields the claims read from a sample's summary differ from its full record:
+    the summary is a separate entry of the log's zip, editable on its own."""
+    listed, recorded = _claimed_fields(summary), _claimed_fields(full)
+    return ", ".join(name for name in listed if listed[name] != recorded[name]) or None
+
+
+def _nan_free(value: Any) -> Any:
+    """A score value with NaN as None, so that two equal values compare equal."""
+    if isinstance(value, dict):
+        return {key: none_if_nan(v) if isinstance(v, float) else v for key, v in value.items()}
+    return none_if_nan(value) if isinstance(value, float) else value
 
 
 def _generators(full) -> set[str]:
