@@ -8,6 +8,7 @@ import pytest
 from helpers import mock_model
 from inspect_ai import Epochs, Task, eval
 from inspect_ai.dataset import Sample
+from inspect_ai.log import write_eval_log
 from inspect_ai.solver import generate
 
 from narrative_infill.analysis.export.eee import export_eee
@@ -89,3 +90,23 @@ def test_high_inclusive_counts_reduced_samples_as_the_log_metrics_do(tmp_path):
     export_eee([log.location], tmp_path / "out", "t", high_inclusive=True)
     high = _shares(tmp_path / "out")["l2/judge/qavg/high_share_inclusive"]
     assert high["score_details"]["score"] == 1.0 and high["score_details"]["uncertainty"]["num_samples"] == 1
+
+
+def test_the_judges_temperature_is_the_newest_scorings(log, tmp_path):
+    """A log rejudged with ``inspect score --action append`` lists two judge scorers; the export's
+    results are the newest scoring's, so its temperature must be too (it read the first one's)."""
+    from inspect_ai import score
+
+    rejudged = score(log, judge(temperature=0.7), action="append", display="none",
+                     model_roles={"grader": mock_model(lambda m, c: _reply(4))})  # fmt: skip
+    rejudged.location = str(tmp_path / "rejudged.eval")
+    write_eval_log(rejudged, rejudged.location)
+    export_eee([rejudged.location], tmp_path / "out", "t")
+    [aggregate] = (tmp_path / "out" / "data").rglob("*.json")
+    results = json.loads(aggregate.read_text(encoding="utf-8"))["evaluation_results"]
+    temperatures = {
+        judge_entry["temperature"]
+        for result in results
+        for judge_entry in (result["metric_config"].get("llm_scoring") or {}).get("judges", [])
+    }
+    assert temperatures == {0.7}

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.judge.prompt import judge_prompt
+from ..submission.protocol import scorer_options
 
 
 class ExportError(NarrativeInfillError, ValueError):
@@ -58,13 +59,6 @@ def source_data(header) -> dict[str, Any]:
     }
 
 
-def _scorer_options(header, name: str) -> dict[str, Any]:
-    for scorer in header.eval.scorers or []:
-        if scorer.name.split("/")[-1] == name.rstrip("0123456789"):
-            return dict(scorer.options or {})
-    return {}
-
-
 def llm_scoring(header, judged: list) -> dict[str, Any] | None:
     """Who judged and with which prompt: from the samples' judge scores (the judges that really ran)."""
     judges: dict[str, str] = {}
@@ -80,7 +74,7 @@ def llm_scoring(header, judged: list) -> dict[str, Any] | None:
         raise ExportError(f"{header.location}: judge prompts {sorted(variants)} in one log")
     [variant] = variants
     prompt = judge_prompt(variant)
-    temperature = _scorer_options(header, "judge").get("temperature", 0.0)
+    temperature = (scorer_options(header, "judge") or {}).get("temperature", 0.0)  # the newest judging's
     return {
         "judges": [
             {"model_info": model_info(model, role=name), "temperature": temperature}
