@@ -70,6 +70,8 @@ def read_labelled(path: Path) -> list[dict]:
         if n is not None and not isinstance(n, int):
             raise LabelledFileError(f"{path}:{line_no}: field 'n' must be an integer, got {n!r}")
         rows.append({**row, "_line": line_no})
+    if not rows:
+        raise LabelledFileError(f"{path}: no labelled rows")
     return rows
 
 

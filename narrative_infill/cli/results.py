@@ -38,7 +38,7 @@ def _submit(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     document = build_submission(args.logs, args.track, args.submitter, high_inclusive=args.high_inclusive)
-    write_submission(document, args.output)
+    write_submission(document, args.output, args.logs)
     settings = ", ".join(document["settings"])
     print(f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
           f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)")  # fmt: skip
@@ -85,7 +85,8 @@ def _annotate(args: argparse.Namespace) -> int:
     from ..analysis.annotate.study import check_name, open_study
 
     check_name(args.annotator)
-    args.output.mkdir(parents=True, exist_ok=True)
+    if args.n is not None and args.n < 1:
+        raise OptionError(f"--n must be at least 1, got {args.n}")
     manifest = open_study(args.output, args.logs, args.n, args.seed)
     try:
         serve(args.output, manifest, args.annotator, args.host, args.port)

@@ -57,8 +57,8 @@ def _files(folder: Path) -> dict[str, Path]:
     }
 
 
-def check_output_dir(target: Path, command: str, inputs: Iterable[Path | str] = ()) -> Path:
-    """``target`` resolved (links followed), or ``OutputFolderError`` saying why it may not be replaced."""
+def _refuse_inputs(target: Path, inputs: Iterable[Path | str], what: str) -> Path:
+    """``target`` resolved (links followed); ``OutputFolderError`` if it is, holds or sits inside an input."""
     resolved = Path(target).resolve()
     for given in inputs:
         source = Path(given).resolve()
@@ -67,9 +67,26 @@ def check_output_dir(target: Path, command: str, inputs: Iterable[Path | str] = 
                 "is" if resolved == source else "contains" if resolved in source.parents else "sits inside"
             )
             raise OutputFolderError(
-                f"output folder {target} {relation} the input {given}; it would be replaced whole: "
-                "choose an output folder apart from the inputs"
+                f"{what} {target} {relation} the input {given}; it would be replaced whole: "
+                f"choose an {what} apart from the inputs"
             )
+    return resolved
+
+
+def _make_beside(target: Path, make):
+    """``make(folder)`` for a temporary beside ``target``, its folder created first; a folder that
+    cannot be written is an ``OutputFolderError`` naming the target."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return make(target.parent)
+    except OSError as err:
+        where = f" ({err.filename})" if err.filename else ""
+        raise OutputFolderError(f"cannot write {target}: {err.strerror or err}{where}") from None
+
+
+def check_output_dir(target: Path, command: str, inputs: Iterable[Path | str] = ()) -> Path:
+    """``target`` resolved (links followed), or ``OutputFolderError`` saying why it may not be replaced."""
+    resolved = _refuse_inputs(target, inputs, "output folder")
     if not resolved.exists():
         return resolved
     if not resolved.is_dir():
@@ -109,11 +126,14 @@ def check_output_dir(target: Path, command: str, inputs: Iterable[Path | str] = 
 
 
 @contextmanager
-def atomic_file(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; on success it replaces ``target`` in one rename."""
+def atomic_file(target: Path, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; on success it replaces ``target`` in one rename.
+    A target that is (or sits inside) one of ``inputs`` is refused before anything is written."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    _refuse_inputs(target, inputs, "output")
+    handle, temporary = _make_beside(
+        target, lambda folder: tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=folder)
+    )
     os.close(handle)
     try:
         yield Path(temporary)
@@ -132,8 +152,11 @@ def atomic_dir(target: Path, command: str, inputs: Iterable[Path | str] = ()) ->
     folder is moved aside first and removed only after the new one is in place.
     """
     target = check_output_dir(target, command, inputs)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    temporary = Path(
+        _make_beside(
+            target, lambda folder: tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=folder)
+        )
+    )
     try:
         yield temporary
         files = {name: _sha256(path) for name, path in _files(temporary).items() if name != MARKER}

@@ -40,7 +40,8 @@ OUTPUT_COLUMNS = (*SCHEMA, "position", "narrative_sentences", "gold_tokens")
 
 
 class BuiltFileError(NarrativeInfillError, ValueError):
-    """A built (or published) instance file that cannot be read, naming the file and row."""
+    """A built (or published) instance file that cannot be read, naming the file and row, or a
+    build that has nothing to write."""
 
 
 @dataclass(frozen=True)
@@ -158,15 +159,16 @@ def build(
             yield instance_record(narrative, n, start)
 
 
-def write_records(records: Iterable[dict], out: Path) -> int:
-    """Write CSV or JSONL (by extension) with a fixed column order and line ending: byte-stable."""
+def write_records(records: Iterable[dict], out: Path, inputs: Iterable[Path | str] = ()) -> int:
+    """Write CSV or JSONL (by extension) with a fixed column order and line ending: byte-stable.
+    ``out`` may not be one of the ``inputs`` the records are read from."""
     count = 0
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         raise OptionError(f"output must end in .csv or .jsonl, got {out.name}")
     # Records are built lazily from the input: a bad input row surfaces mid-write, so the file
     # is written beside ``out`` and replaces it only once every record is written.
-    with atomic_file(out) as partial, open(partial, "w", encoding="utf-8", newline="") as handle:
+    with atomic_file(out, inputs) as partial, open(partial, "w", encoding="utf-8", newline="") as handle:
         if suffix == ".csv":
             writer = csv.DictWriter(handle, fieldnames=OUTPUT_COLUMNS, lineterminator="\n")
             writer.writeheader()
@@ -176,6 +178,11 @@ def write_records(records: Iterable[dict], out: Path) -> int:
             else:
                 handle.write(json.dumps({k: record[k] for k in OUTPUT_COLUMNS}, ensure_ascii=False) + "\n")
             count += 1
+        if not count:  # an empty file would replace an earlier build, and no task can load it
+            raise BuiltFileError(
+                f"{out}: no instances to write (no narratives were read, or every one was too short); "
+                "nothing written"
+            )
     return count
 
 

@@ -29,6 +29,22 @@ def read_utf8(path: Path | str, error: type[Exception]) -> str:
         ) from None
 
 
+def read_csv_frame(path: Path | str, error: type[Exception], **options: Any) -> Any:
+    """A CSV as a pandas frame (``options`` go to ``read_csv``), its text read as ``read_utf8``
+    reads it; an empty or unparseable file raises ``error`` naming it."""
+    import io
+
+    import pandas as pd
+
+    text = read_utf8(path, error)
+    try:
+        return pd.read_csv(io.StringIO(text), **options)
+    except pd.errors.EmptyDataError:
+        raise error(f"{path}: empty file (no header row)") from None
+    except pd.errors.ParserError as err:
+        raise error(f"{path}: unparseable CSV ({str(err).strip()})") from None
+
+
 def iter_jsonl(path: Path | str, error: type[Exception]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each non-blank line; raises ``error`` naming the bad line."""
     for line_no, line in enumerate(read_utf8(path, error).split("\n"), 1):

@@ -143,6 +143,8 @@ def read_generic_jsonl(path: Path, start: int = 0) -> Iterator[Narrative]:
     for offset, (line, record) in enumerate(_records(path)):
         dataset = str(record.get("domain") or "jsonl")
         ref_id = record.get("id", start + offset)
+        if ref_id is None or not str(ref_id).strip():
+            raise SourceRecordError(f"{path}:{line}: field 'id' is empty (leave it out to number the record)")
         if isinstance(record.get("sentences"), list) and record["sentences"]:
             if not all(isinstance(s, str) for s in record["sentences"]):
                 raise SourceRecordError(f"{path}:{line}: field 'sentences' must be a list of strings")
@@ -159,6 +161,7 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
     if source not in SOURCES:
         raise OptionError(f"source must be one of {SOURCES}, got {source!r}")
     count = 0
+    seen: dict[tuple[str, str], str] = {}
     for file in files:
         if source == "rocstories":
             narratives = read_rocstories(Path(file), count)
@@ -174,5 +177,12 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
             text = read_utf8(file, SourceRecordError)
             narratives = iter([_prose_narrative("text", Path(file).stem, text, "text")])
         for narrative in narratives:
+            key = (narrative.dataset, narrative.ref_id)
+            if key in seen:  # its instances would share sample ids with the first one's
+                raise SourceRecordError(
+                    f"{file}: narrative id {narrative.ref_id!r} ({narrative.dataset}) repeats one of "
+                    f"{seen[key]}"
+                )
+            seen[key] = file
             count += 1
             yield narrative

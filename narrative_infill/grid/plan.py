@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from ..data.jsonl import read_utf8
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
 
 STUDIES = ("main", "seeds", "judges")
@@ -95,7 +96,7 @@ def load_grid(name: str) -> dict[str, Any]:
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise GridError(f"grid file not found: {path}")
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path, GridError)
     else:
         packaged = resources.files(__package__) / f"{name}.yaml"
         if not packaged.is_file():
@@ -103,7 +104,12 @@ def load_grid(name: str) -> dict[str, Any]:
                 f"no packaged grid {name!r} (packaged: paper); or give a path to a grid .yaml file"
             )
         text = packaged.read_text(encoding="utf-8")
-    grid = yaml.safe_load(text)
+    try:
+        grid = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f", line {mark.line + 1}" if mark else ""
+        raise GridError(f"{name}{where}: not valid YAML ({getattr(err, 'problem', None) or err})") from None
     _validate(grid, name)
     return grid
 
@@ -195,6 +201,10 @@ def plan(
         raise GridError(
             f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid "
             f"({', '.join(grid['tasks'])})"
+        )
+    if studies and set(studies) - set(STUDIES):
+        raise GridError(
+            f"unknown study(ies) {sorted(set(studies) - set(STUDIES))}; choose from {', '.join(STUDIES)}"
         )
     wanted_studies = studies or list(STUDIES)
     counts, exact = instance_counts(grid)

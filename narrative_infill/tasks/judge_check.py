@@ -17,6 +17,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from narrative_infill.data.dataset import infill_dataset
+from narrative_infill.definitions import OptionError
 from narrative_infill.inspect_compat import shown_by_inspect
 from narrative_infill.scorers.judge.scorer import judge
 
@@ -55,6 +56,8 @@ def judge_check(
         judge_roles: model role(s) whose models judge.
         judge_structured: the judge's ``structured`` option (auto, on, off).
     """
+    if type(instances) is not int or instances < 1:
+        raise OptionError(f"instances must be a whole number from 1, got {instances!r}")
     samples = []
     for sample in list(infill_dataset(data))[:instances]:
         for baseline in BASELINES:

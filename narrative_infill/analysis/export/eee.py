@@ -148,13 +148,9 @@ def log_records(
     location: str, organization: str, relationship: str = "third_party", high_inclusive: bool = False
 ) -> tuple[dict, list[dict]]:
     """(aggregate document, per-sample records) of one log; High% under ``definitions.is_high``'s rule."""
-    from inspect_ai.log import read_eval_log
+    from ..report.load import read_log
 
-    try:
-        log = read_eval_log(location)
-    except (ValueError, KeyError, OSError) as err:  # not a zip ("EOCD not found"), not a log (pydantic)
-        reason = str(err).partition("\n")[0]
-        raise ExportError(f"{location}: not a readable Inspect log ({reason})") from err
+    log = read_log(location, ExportError, header_only=False)
     if log.status != "success" or not log.samples:
         raise ExportError(
             f"{location}: status {log.status} with {len(log.samples or [])} samples; export a finished run"

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...data.jsonl import read_csv_frame
 from ...definitions import DIMENSIONS, NarrativeInfillError
 from .document import Absent, Table
 
@@ -27,7 +28,9 @@ def read_human_ratings(path: str) -> pd.DataFrame:
     Checked here because a pivot would silently average repeated rows and a cast would
     silently truncate 3.5 to 3.
     """
-    human = pd.read_csv(path, dtype={"sample_id": str, "annotator": str, "model": str, "setting": str})
+    human = read_csv_frame(
+        path, HumanRatingsError, dtype={"sample_id": str, "annotator": str, "model": str, "setting": str}
+    )
     missing = [c for c in ("sample_id", "annotator", *DIMENSIONS) if c not in human.columns]
     if missing:
         raise HumanRatingsError(f"{path}: missing column(s) {', '.join(missing)}")

@@ -26,6 +26,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 import pandas as pd
 
@@ -37,7 +38,7 @@ _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^
 
 
 class NoSuccessfulLogError(NarrativeInfillError, ValueError):
-    """Paths that hold no successful log to report on."""
+    """Paths that hold no log, an unreadable one, or no successful log to report on."""
 
 
 class MixedRunsError(NarrativeInfillError, ValueError):
@@ -114,18 +115,45 @@ def _float(value) -> float:
     return result
 
 
+def log_locations(paths: list[str], error: type[Exception] = NoSuccessfulLogError) -> list[str]:
+    """The logs named, and those inside the folders named (sorted), in order. A local path that is
+    neither a file nor a folder, or a folder without logs, raises ``error`` naming it: a mistyped
+    path must not silently leave a model out of a report."""
+    from inspect_ai.log import list_eval_logs
+
+    files: list[str] = []
+    for path in map(str, paths):
+        local = "://" not in path  # s3://... and other remote folders: Inspect lists them
+        if local and Path(path).is_file():
+            files.append(path)
+            continue
+        if local and not Path(path).is_dir():
+            raise error(f"{path}: no such log or folder")
+        found = sorted(info.name for info in list_eval_logs(path, recursive=True))
+        if not found:
+            raise error(f"{path}: no .eval logs in this folder")
+        files += found
+    return files
+
+
+def read_log(location: str, error: type[Exception] = NoSuccessfulLogError, header_only: bool = True):
+    """A log (its header by default), or ``error`` naming a file that is not a readable Inspect log."""
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(location, header_only=header_only)
+    except (ValueError, KeyError, OSError) as err:  # not a zip ("EOCD not found"), not a log (pydantic)
+        reason = str(err).partition("\n")[0]
+        raise error(f"{location}: not a readable Inspect log ({reason})") from None
+
+
 def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """(the log read for each run, absent runs with the reason, notes)."""
-    from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+    from inspect_ai.log import read_eval_log_sample_summaries
 
-    locations = []
-    for path in paths:
-        locations += (
-            [path] if str(path).endswith((".eval", ".json")) else [i.name for i in list_eval_logs(str(path))]
-        )
     runs: dict[tuple, list] = defaultdict(list)
-    for location in locations:
-        header = read_eval_log(location, header_only=True)
+    for location in log_locations(paths):
+        header = read_log(location)
         samples = header.results.completed_samples if header.results else 0
         runs[(header.eval.task, header.eval.model, run_identity(header))].append(
             ((samples, header.eval.created), location, header)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean, stdev
@@ -238,10 +239,11 @@ def build_submission(
     return document
 
 
-def write_submission(document: dict[str, Any], out: Path) -> None:
+def write_submission(document: dict[str, Any], out: Path, logs: Sequence[str] = ()) -> None:
+    """Write ``document`` to ``out``, never over (or into) one of the ``logs`` it was built from."""
     from ...data.atomic import atomic_file
 
-    with atomic_file(out) as partial:
+    with atomic_file(out, logs) as partial:
         partial.write_text(
             json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
             encoding="utf-8",
