@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from helpers import REPO
 
 from narrative_infill.data.builder import (
     BuildReport,
@@ -129,7 +130,8 @@ def test_malformed_records_name_file_and_line(tmp_path, capsys):
 
 def test_build_stats_names_a_broken_line(tmp_path, capsys):
     broken = tmp_path / "built.jsonl"
-    broken.write_text('{"dataset": "roc"}\n{oops\n', encoding="utf-8")
+    first = (REPO / "narrative_infill" / "data" / "demo.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    broken.write_text(first + "\n{oops\n", encoding="utf-8")
     assert main(["build-stats", str(broken)]) == 1
     assert "built.jsonl, row 2: unparseable JSON" in capsys.readouterr().err
 

@@ -341,3 +341,12 @@ def test_bundle_logs_refuses_a_log_edited_after_submitting(submissions, logs, tm
     assert main(["leaderboard", str(submissions), "-o", str(site), "--bundle-logs", str(edited)]) == 0
     [bundled] = (site / "logs" / "alpha" / "logs").glob(target.name)
     assert bundled.read_bytes() == sorted((logs / "alpha").rglob(target.name))[0].read_bytes()
+
+
+def test_submit_never_writes_over_a_log_it_reads(logs, tmp_path, capsys):
+    log = tmp_path / "alpha.eval"
+    shutil.copy(sorted((logs / "alpha").glob("*.eval"))[0], log)
+    before = log.read_bytes()
+    assert main(["submit", str(log), "-o", str(log), "--track", "demo"]) == 1
+    assert f"output {log} is the input {log}" in capsys.readouterr().err
+    assert log.read_bytes() == before
