@@ -244,3 +244,23 @@ def test_small_commands_refuse_what_they_cannot_use(a_log, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--port", "99999", "--", "true"])
     assert "a port is a whole number from 1 to 65535, got '99999'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"id": ""}, "row 7: missing or empty field(s): id"),
+        ({"n": "two"}, "row 7: n 'two' is not an integer"),
+        ({"id": "s3"}, "row 7: id 's3' repeats"),
+        ({"model": ""}, "row 7: missing or empty field(s): model"),
+    ],
+    ids=["empty-id", "wrong-type", "duplicate", "empty-field"],
+)
+def test_import_names_the_row_and_field(tmp_path, capsys, edit, message):
+    rows = [{"id": f"s{i}", "problem": "A. ______ C.", "gold_answer": "B.", "response": "<ANSWER>B.</ANSWER>",
+             "model": "m", "template_name": "fitb_l2", "template_id": 0} for i in range(10)]  # fmt: skip
+    rows[6].update(edit)
+    path = tmp_path / "gen.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert f"{path}, {message}" in _fails(capsys, "import", str(path), "-o", str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

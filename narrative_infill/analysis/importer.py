@@ -162,7 +162,7 @@ def _sample_id(record: dict[str, Any], origin: str, row: int) -> str:
 def read_generations(files: list[str]) -> list[ImportedRow]:
     """Validate every row first; report all bad rows at once (file and row), drop none.
 
-    A bad row is one with a missing field, a template that maps to no task, a non-integer
+    A bad row is one with a missing field (or an empty id), a template that maps to no task, a non-integer
     ``template_id`` or ``n``, or an id that another row of the same model and task already has
     (it would be counted twice).
     """
@@ -181,6 +181,8 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
             gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
             if not gold or not gold.strip():
                 missing.append("gold_answer (or answer)")
+            if "id" in record and not (_text(record["id"]) or "").strip():
+                missing.append("id (leave the field out to number the rows)")
             task, variant = _task_of(record)
             try:
                 _integer(record.get("n"))
