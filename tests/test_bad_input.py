@@ -264,3 +264,15 @@ def test_import_names_the_row_and_field(tmp_path, capsys, edit, message):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert f"{path}, {message}" in _fails(capsys, "import", str(path), "-o", str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_mistyped_logs_folder_fails_before_verify_records_anything(tmp_path, capsys):
+    submission = tmp_path / "s.json"
+    submission.write_text("{}")
+    missing = tmp_path / "logz"
+    assert f"--logs {missing}: no such folder" in _fails(
+        capsys, "verify", str(submission), "--logs", str(missing)
+    )
+    assert list(tmp_path.iterdir()) == [submission]
+    board = ["leaderboard", str(tmp_path), "-o", str(tmp_path / "site"), "--bundle-logs", str(missing)]
+    assert f"--bundle-logs {missing}: no such folder" in _fails(capsys, *board)

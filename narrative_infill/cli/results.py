@@ -53,6 +53,7 @@ def _verify(args: argparse.Namespace) -> int:
     for option, value, least in (("--sample", args.sample, 0), ("--regenerate", args.regenerate, 1)):
         if value is not None and value < least:
             raise OptionError(f"{option} must be at least {least}, got {value}")
+    _check_folders(("--logs", args.logs))
     if args.regenerate and args.logs is None:
         raise OptionError("--regenerate needs --logs (the runs whose task and generation config it repeats)")
     result = verify(
@@ -68,6 +69,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     """submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"""
     from ..analysis.submission.board import write_leaderboard
 
+    _check_folders(("--logs", args.logs), ("--bundle-logs", args.bundle_logs))
     rows = write_leaderboard(
         args.submissions, args.output, **passed(args, "high_inclusive", "logs", "sample", "bundle_logs")
     )
@@ -77,6 +79,14 @@ def _leaderboard(args: argparse.Namespace) -> int:
         f"{args.output}/index.html, leaderboard.md, leaderboard.json"
     )
     return 0
+
+
+def _check_folders(*options: tuple[str, Path | None]) -> None:
+    """A mistyped log folder must fail before anything is written: verify would otherwise record
+    every log as missing over an earlier record."""
+    for option, folder in options:
+        if folder is not None and not folder.is_dir():
+            raise OptionError(f"{option} {folder}: no such folder")
 
 
 def _annotate(args: argparse.Namespace) -> int:
