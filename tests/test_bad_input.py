@@ -276,3 +276,16 @@ def test_a_mistyped_logs_folder_fails_before_verify_records_anything(tmp_path, c
     assert list(tmp_path.iterdir()) == [submission]
     board = ["leaderboard", str(tmp_path), "-o", str(tmp_path / "site"), "--bundle-logs", str(missing)]
     assert f"--bundle-logs {missing}: no such folder" in _fails(capsys, *board)
+
+
+@pytest.mark.parametrize(
+    "filters, message",
+    [
+        ({"domain": "sind,wikipeda"}, "domain filter: ['wikipeda'] not in the data; its domains: "),
+        ({"n": "1,4"}, "n filter: expected integers 1-3, got '1,4'"),
+    ],
+)
+def test_a_mistyped_filter_value_is_not_silently_left_out(filters, message):
+    with pytest.raises(NarrativeInfillError) as raised:
+        infill_task("l2", data="demo", **filters)
+    assert message in str(raised.value)

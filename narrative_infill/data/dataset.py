@@ -240,12 +240,20 @@ def filter_instances(
     domains = _as_list(domain)
     if domains is not None:
         domains = [canonical_domain(str(d)) for d in domains]
+        present = sorted({i.domain for i in instances})
+        absent = [d for d in domains if d not in present]
+        if absent:  # a mistyped one of several would silently leave its domain out
+            raise DataSourceError(
+                f"domain filter: {absent} not in the data; its domains: {', '.join(present)}"
+            )
     spans = _as_list(n)
     if spans is not None:
         try:
             spans = [int(v) for v in spans]
         except ValueError as err:
             raise DataSourceError(f"n filter: expected integers 1-3, got {n!r}") from err
+        if not set(spans) <= {1, 2, 3}:
+            raise DataSourceError(f"n filter: expected integers 1-3, got {n!r}")
     for name, bound in (("min_sentences", min_sentences), ("max_sentences", max_sentences)):
         if bound is not None and type(bound) is not int:
             raise DataSourceError(f"{name} filter: expected a whole number of sentences, got {bound!r}")
