@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
+from narrative_infill.data.records import BLANK
 from narrative_infill.definitions import PARADIGMS, TELER_LEVELS, OptionError
 from narrative_infill.prompts import fill_slots, prompt_template, variants
 from narrative_infill.tasks import infill_task
@@ -190,17 +191,18 @@ def test_code_variants_are_the_published_strings_exactly():
         assert prompt_template(paradigm, "code").user == reference["paradigms"][index]
 
 
+@pytest.mark.shared
 def test_code_variant_renders_like_the_authors_example():
-    # REFERENCE.md's rendered example: ROC ref_id=28, n=3, paradigm 0.
-    problem = "The school always had parties on Valentine's Day. ______ It was a great party!"
-    rendered = prompt_template("abductive", "code").render(
-        {"problem": problem, "n": 3, "unit": "sentence(s)"}
-    )
-    assert rendered == (
-        "The school always had parties on Valentine's Day. ______ It was a great party!\n\n* Fill in the blank.\n"
-        "* The blank area is missing 3 sentence(s)\n* surround your answer with the tags, <ANSWER> and </ANSWER>\n"
-        "* use abductive reasoning to come up with your answer\n\nAnswer:\n"
-    )
+    """REFERENCE.md's rendered example (a ROC row, n=3, paradigm 0), read from ../shared: the
+    benchmark row's text stays there, not in this repo."""
+    text = REFERENCE_MD.read_text(encoding="utf-8")
+    pattern = r'^Rendered example \(ROC row `ref_id=\d+`, n=3, paradigm 0\):\n`("[^`]+")`'
+    [example] = re.findall(pattern, text, re.M)
+    expected = ast.literal_eval(example)
+    problem = expected.split("\n\n", 1)[0]
+    slots = {"problem": problem, "n": 3, "unit": "sentence(s)"}
+    rendered = prompt_template("abductive", "code").render(slots)
+    assert BLANK in problem and rendered == expected
 
 
 def test_unknown_slots_stay_and_unknown_variants_fail():

@@ -28,7 +28,7 @@ MIN_SENTENCE_COVERAGE = 0.75
 #: A short run glued to the context on both sides (", but", ", which led to him being")
 #: merges two context sentences instead of filling the blank.
 MAX_MERGE_WORDS = 6
-#: A connective that leads into a restated context sentence ("As a result, I was exhausted")
+#: A connective that leads into a restated context sentence ("As a result, the oven was cold")
 #: after new text is dropped; a longer clause ("His work paid off, and he was signed") is kept.
 MAX_LEAD_IN_WORDS = 3
 #: New words glued to the end of the sentence after the blank that make it the model's
@@ -242,7 +242,7 @@ def _context_edges_only(
     response: str, words: _Words, right_covered: dict[int, int], story_end_restated: bool
 ) -> Restatement:
     """Drop right-context sentences that open the response, and a restatement of the story's
-    ending glued to the new text ("As a result, I was exhausted after that [at last].")."""
+    ending glued to the new text ("As a result, the oven was cold after that [at last].")."""
     start, end = 0, len(response)
     last = len(words.norm) - 1
     closing = last

@@ -78,7 +78,7 @@ def complete_cut_sentence(kept: str, original: str) -> str | None:
 def bold_is_emphasis(text: str, problem: str) -> bool:
     """Bold of a few words inside a longer new sentence marks emphasis ("Despite the rain,
     **I** kept running."), not the inserted text. Bold over a whole sentence, or over the new
-    words of a restated sentence ("**He agreed**, and they went to the theater"), marks it."""
+    words of a restated sentence ("**She nodded**, and they walked to the pier"), marks it."""
     spans = list(BOLD.finditer(text))
     if not spans:
         return False
