@@ -59,14 +59,26 @@ def mock_model(respond: Callable[[list[ChatMessage], GenerateConfig], str | Mode
     return get_model("mockllm/model", custom_outputs=outputs, **model_args)
 
 
-def chromium(playwright):
-    """The system Chromium, headless, as the page tests drive it."""
+@contextmanager
+def browser_page(url: str | None = None):
+    """A page of the system Chromium, headless, as the page tests drive it (at ``url`` if given);
+    the browser is closed afterwards, also when the test fails."""
     import shutil
 
-    return playwright.chromium.launch(
-        executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page()
+            if url is not None:
+                page.goto(url)
+            yield page
+        finally:
+            browser.close()
 
 
 @contextmanager

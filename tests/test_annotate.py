@@ -28,7 +28,7 @@ from narrative_infill.cli import main
 from narrative_infill.data.records import BLANK
 from narrative_infill.tasks import infill_task
 
-from helpers import chromium, mock_output
+from helpers import browser_page, mock_output
 
 heavy = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
@@ -159,7 +159,6 @@ def test_bad_input_is_named(logs, tmp_path, capsys):
 
 @heavy
 def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_path):
-    from playwright.sync_api import sync_playwright
 
     study, port = tmp_path / "study", free_port()
     started = time.monotonic()
@@ -168,10 +167,7 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
     second = subprocess.run([sys.executable, "-m", "narrative_infill.cli", "annotate", str(logs), "-o", str(study), "--annotator",
                              "ann1", "--port", str(free_port())], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert second.returncode == 1 and "already rating in this study" in second.stderr
-    with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        page = browser.new_page()
-        page.goto(f"http://127.0.0.1:{port}/")
+    with browser_page(f"http://127.0.0.1:{port}/") as page:
         page.wait_for_selector("mark")
         text = page.inner_text("body")
         assert (
@@ -211,7 +207,6 @@ def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_pa
             page.wait_for_function("document.getElementById('status').textContent === 'saved'")
             page.evaluate("document.getElementById('status').textContent = ''")
         page.wait_for_function("document.getElementById('count').textContent.includes('6 rated')")
-        browser.close()
     server.send_signal(signal.SIGINT)
     server.wait(timeout=30)
     elapsed = time.monotonic() - started
@@ -600,16 +595,12 @@ def test_the_page_says_a_rating_is_kept_when_only_the_export_failed(tmp_path):
     second Enter then saved it again, marked revised). Now: the item counts as rated, the page moves
     on, and the status says where the rating is kept and why the export failed; a rating that could
     not be written still says "Not saved"."""
-    from playwright.sync_api import sync_playwright
 
     folder = small_study(tmp_path / "study")
     (folder / "ratings.csv").mkdir()
     server, port = serve_study(folder)
     try:
-        with sync_playwright() as playwright:
-            browser = chromium(playwright)
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
+        with browser_page(f"http://127.0.0.1:{port}/") as page:
             page.wait_for_selector("mark")
             page.keyboard.type("45342")
             page.keyboard.press("Enter")
@@ -629,7 +620,6 @@ def test_the_page_says_a_rating_is_kept_when_only_the_export_failed(tmp_path):
             status = page.inner_text("#status")
             assert status.startswith("Not saved: cannot write the rating:") and "ratings-ann.jsonl" in status
             assert page.inner_text("#count") == "Item 2 of 3 · 1 rated"
-            browser.close()
     finally:
         stop(server)
     assert len((folder / "kept.jsonl").read_text().splitlines()) == 1
@@ -679,16 +669,12 @@ def test_a_rating_of_an_item_outside_the_study_is_named_not_dropped(rating_serve
 def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path):
     """An impatient annotator: Enter twice, or Enter then the right arrow, before the first save is
     answered. The item is saved once (never marked revised) and the page lands on the next item."""
-    from playwright.sync_api import sync_playwright
 
     folder, control = small_study(tmp_path / "study"), tmp_path / "control"
     control.mkdir()
     server, port = serve_study(folder, control=control)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                                 args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
-            page = browser.new_page()
+        with browser_page() as page:
             page.add_init_script("""(() => {  // counts the saves the page sends
                 const real = window.fetch; window.posts = 0;
                 window.fetch = (path, options) => { if (options && options.method === "POST") window.posts++;
@@ -706,7 +692,6 @@ def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path)
             (control / "hold-ann").unlink()
             page.wait_for_function("document.getElementById('status').textContent === 'saved'")
             assert page.inner_text("#count").startswith("Item 2 of 3")
-            browser.close()
     finally:
         (control / "hold-ann").unlink(missing_ok=True)
         stop(server)

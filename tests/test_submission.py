@@ -9,7 +9,7 @@ import time
 import zipfile
 
 import pytest
-from helpers import chromium, mock_output, umask
+from helpers import browser_page, mock_output, umask
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
@@ -250,7 +250,6 @@ def test_leaderboard_files_rank_with_intervals_and_show_baselines(site):
 
 
 def test_the_page_sorts_and_filters_in_a_real_browser(site):
-    from playwright.sync_api import sync_playwright
 
     data = json.loads((site / "leaderboard.json").read_text())
     by_l2 = sorted(
@@ -259,10 +258,7 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
         reverse=True,
     )
     started = time.monotonic()
-    with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        page = browser.new_page()
-        page.goto((site / "index.html").as_uri())
+    with browser_page((site / "index.html").as_uri()) as page:
         models = lambda: page.eval_on_selector_all(
             "table[data-track=demo] tbody tr", "rows => rows.map(r => r.dataset.model)"
         )  # noqa: E731
@@ -274,7 +270,6 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
         assert models() == list(reversed(descending))
         page.select_option("#judge-filter", "grader=mockllm/grader")
         assert set(models()) == {r["model"] for r in data["rows"]}  # baselines stay for reference
-        browser.close()
     print(f"browser test: {time.monotonic() - started:.1f} s")
 
 
@@ -283,7 +278,6 @@ def test_bundle_logs_links_each_entry_to_a_viewer_that_loads_its_logs(submission
     import http.server
     import threading
 
-    from playwright.sync_api import sync_playwright
 
     site = tmp_path / "site"
     assert main(["leaderboard", str(submissions), "-o", str(site), "--bundle-logs", str(logs)]) == 0
@@ -297,14 +291,10 @@ def test_bundle_logs_links_each_entry_to_a_viewer_that_loads_its_logs(submission
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with sync_playwright() as playwright:
-            browser = chromium(playwright)
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        with browser_page(f"http://127.0.0.1:{server.server_address[1]}/index.html") as page:
             page.click("table[data-track=demo] tr[data-model='mockllm/alpha'] a.logs-link")
             page.wait_for_url("**/logs/alpha/**")
             page.wait_for_selector("text=mockllm/alpha", timeout=60_000)  # the viewer read the log
-            browser.close()
     finally:
         server.shutdown()
 

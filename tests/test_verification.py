@@ -10,7 +10,7 @@ import shutil
 import time
 
 import pytest
-from helpers import chromium, mock_output
+from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
@@ -235,7 +235,6 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
 
 
 def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: F811
-    from playwright.sync_api import sync_playwright
 
     hostile = "x<!--<script>alert(1)</script>"
     folder = tmp_path / "subs"
@@ -251,9 +250,7 @@ def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: 
     script = html.split("const DATA = ")[1].split("\n")[0]
     assert "<" not in script
     started = time.monotonic()
-    with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        page = browser.new_page()
+    with browser_page() as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto((tmp_path / "site" / "index.html").as_uri())
@@ -263,7 +260,6 @@ def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: 
         cells = page.eval_on_selector_all(
             "table[data-track=demo] tbody td", "cells => cells.map(c => c.textContent)"
         )
-        browser.close()
     assert not errors and hostile in models and hostile in cells
     print(f"browser test: {time.monotonic() - started:.1f} s")
 
