@@ -77,27 +77,20 @@ def score_pairs(
         signature = backbones.signature()
         bert_cache = embedding_cache("bertscore", signature, cache_dir)
         sem_cache = embedding_cache("semf1", signature, cache_dir)
-    pred_sentences = [sentences(predictions[i]) for i in filled]
-    ref_sentences = [sentences(references[i]) for i in filled]
+    answered = [predictions[i] for i in filled]
+    their_golds = [references[i] for i in filled]
+    pred_sentences = [sentences(text) for text in answered]
+    ref_sentences = [sentences(text) for text in their_golds]
     # A text that is one whole sentence gets its Sem-F1 vector from BERTScore's forward pass when one
     # encoder serves both metrics (see encode_texts): one pass per text instead of two.
     whole_sentences = {
         text
-        for i, pred, ref in zip(filled, pred_sentences, ref_sentences)
-        for text, split in ((predictions[i], pred), (references[i], ref))
+        for pair in (zip(answered, pred_sentences), zip(their_golds, ref_sentences))
+        for text, split in pair
         if split == [text]
     }
-    stats, pooled = encode_texts(
-        [predictions[i] for i in filled],
-        [references[i] for i in filled],
-        backbones,
-        whole_sentences,
-        batch_size,
-        bert_cache,
-    )
-    bert = dict(
-        zip(filled, bertscore_f1([predictions[i] for i in filled], [references[i] for i in filled], stats))
-    )
+    stats, pooled = encode_texts(answered, their_golds, backbones, whole_sentences, batch_size, bert_cache)
+    bert = dict(zip(filled, bertscore_f1(answered, their_golds, stats)))
     semantic = dict(
         zip(filled, semf1(pred_sentences, ref_sentences, backbones, batch_size, sem_cache, pooled))
     )
