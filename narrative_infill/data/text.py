@@ -7,7 +7,9 @@ import re
 EOS_DOMAINS = frozenset({"rocstories", "sind"})
 """Domains whose published sources separate sentences with an explicit ``<eos>`` marker."""
 
-_EOS = re.compile(r"\s*<eos>\s*")
+#: The published sources' sentence separator. Split on as a plain string and the pieces stripped:
+#: the pattern ``\s*<eos>\s*`` rescanned a run of N spaces from each of its N positions.
+_EOS = "<eos>"
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -18,7 +20,7 @@ def split_sentences(text: str, domain: str) -> list[str]:
     NLTK's Punkt (``nltk.sent_tokenize``), as the authors' generator did.
     """
     if domain in EOS_DOMAINS or "<eos>" in text:
-        return [s for s in (part.strip() for part in _EOS.split(text)) if s]
+        return [s for s in (part.strip() for part in text.split(_EOS)) if s]
     from nltk import sent_tokenize
 
     from ..local.nltk_data import ensure_punkt
@@ -29,7 +31,11 @@ def split_sentences(text: str, domain: str) -> list[str]:
 
 def remove_eos(text: str) -> str:
     """The narrative with ``<eos>`` separators turned into plain spaces."""
-    return _EOS.sub(" ", text)
+    parts = text.split(_EOS)
+    if len(parts) == 1:
+        return text
+    inner = [part.strip() for part in parts[1:-1]]
+    return " ".join([parts[0].rstrip(), *inner, parts[-1].lstrip()])
 
 
 def count_tokens(text: str) -> int:

@@ -20,7 +20,12 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+")
 _BLANK = re.compile(r"_{3,}")
 _BOUNDARY = re.compile(r"[.!?;]|\n")
 _CLOSING_PUNCTUATION = re.compile(r"[^\w\s]*")
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*(?=\s|$)")
+#: The end of a sentence: its run of terminators (and closing quotes or brackets) before a space
+#: or the end. A match starts only at the first terminator of a run (the lookbehind): without
+#: it, a run of N dots not followed by a space was re-scanned from each of its N positions,
+#: quadratic in N. A run that fails from its first terminator fails from every later one, so
+#: the matches are the same. (No atomic groups: they need Python 3.11.)
+SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*(?=\s|$)")
 
 #: A context sentence counts as restated when the response repeats at least this share of
 #: its words, in order, in runs of two or more words.
@@ -45,7 +50,7 @@ class _Words:
 
 def _words(text: str) -> _Words:
     norm, spans, sentence = [], [], []
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]
     current = 0
     for match in _WORD.finditer(text):
         while current < len(ends) and ends[current] <= match.start():

@@ -67,7 +67,9 @@ LOOP_MIN_WORDS = 4
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
 # A tag whose name is "answer" give or take two letters (<ANSWR>, <ANNWER>, < /answer >).
-_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z]{4,8})\s*>")
+# The spaces after the slash belong to the optional part: with "<\s*(/?)\s*" two runs of
+# spaces met around an empty slash, and "<" followed by N spaces split them N ways.
+_TAG = re.compile(r"<\s*(?:(/)\s*)?([A-Za-z]{4,8})\s*>")
 # "Answer:", "**The missing sentences are:**", "The answer is:" at the start of a line.
 # Bounded quantifiers keep this linear on runs of "*" or spaces: at most 9 x 80 x 5 tries per
 # line start. (No possessive quantifiers: they need Python 3.11.)
