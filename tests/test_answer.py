@@ -21,7 +21,7 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
         return ("extracted", response)
 
     monkeypatch.setattr(answer, "extract_with", blocking_extract)
-    answer._extract.cache_clear()
+    answer.read_answer.cache_clear()
     state = SimpleNamespace(
         output=SimpleNamespace(completion="a long reply"), input_text="A. ______ B.", metadata={"n": 1}
     )
@@ -35,7 +35,7 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
 
     loop_thread = threading.get_ident()
     result, _ = asyncio.run(main())
-    answer._extract.cache_clear()
+    answer.read_answer.cache_clear()
     assert result == ("extracted", "a long reply")
     assert seen == {"thread": seen["thread"], "released": True} and seen["thread"] != loop_thread
 
@@ -43,11 +43,11 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
 def test_the_extraction_is_computed_once_per_response_and_problem(monkeypatch):
     calls = []
     monkeypatch.setattr(answer, "extract_with", lambda *args: calls.append(args) or args)
-    answer._extract.cache_clear()
+    answer.read_answer.cache_clear()
     state = SimpleNamespace(
         output=SimpleNamespace(completion="reply"), input_text="A. ______ B.", metadata={}
     )
     for _ in range(3):
         asyncio.run(answer.extracted(state))
-    answer._extract.cache_clear()
+    answer.read_answer.cache_clear()
     assert calls == [("ours", "reply", "A. ______ B.")]

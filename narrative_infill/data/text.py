@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 EOS_DOMAINS = frozenset({"rocstories", "sind"})
 """Domains whose published sources separate sentences with an explicit ``<eos>`` marker."""
@@ -53,3 +54,30 @@ def count_tokens(text: str) -> int:
 def normalise_space(text: str) -> str:
     """Collapse every run of whitespace to one space (for comparisons only)."""
     return " ".join(text.split())
+
+
+def valid_unicode(text: str) -> tuple[str, int]:
+    """``text`` as valid Unicode, and how many characters were replaced to make it so.
+
+    A Python string can hold lone surrogates (a model's or a file's ``"\\ud800"`` through JSON),
+    which no UTF-8 encoder, tokenizer or log writer accepts. Surrogate pairs become the character
+    they encode; each lone surrogate becomes U+FFFD, the replacement character. Called once where
+    text enters (a model's response where the scorers read it, a data file's fields).
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return fixed, fixed.count("\ufffd") - text.count("\ufffd")
+    return text, 0
+
+
+#: Unicode categories of characters that show nothing on their own: control (Cc: NUL, ...),
+#: format (Cf: zero-width space, soft hyphen, BOM, ...), private use (Co), surrogate (Cs),
+#: unassigned (Cn) and separators (Z*: spaces, line and paragraph separators).
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zs", "Zl", "Zp"})
+
+
+def is_invisible(text: str) -> bool:
+    """Whether ``text`` shows nothing: empty, or only characters of ``INVISIBLE_CATEGORIES``."""
+    return all(unicodedata.category(char) in INVISIBLE_CATEGORIES for char in text)

@@ -6,11 +6,12 @@ code's first-tag-or-whole-response rule (``extraction=published``).
 """
 
 from .published import DEFAULT_EXTRACTION, EXTRACTIONS, check_extraction, extract_published, extract_with
-from .rules import Extraction, ExtractionStatus, extract_answer
+from .rules import MAX_TEXT_CHARS, Extraction, ExtractionStatus, extract_answer
 
 __all__ = [
     "DEFAULT_EXTRACTION",
     "EXTRACTIONS",
+    "MAX_TEXT_CHARS",
     "Extraction",
     "ExtractionStatus",
     "check_extraction",

@@ -55,6 +55,19 @@ class Extraction:
     text: str
     status: ExtractionStatus
     steps: tuple[str, ...] = field(default_factory=tuple)
+    #: characters of the response past ``MAX_TEXT_CHARS`` (after a reasoning trace) left unread
+    truncated_chars: int = 0
+    #: characters of the response replaced to make it valid Unicode (lone surrogates), where it was read
+    replaced_chars: int = 0
+
+
+#: The most characters of one model text that extraction reads (after a reasoning trace is
+#: dropped) and that the metrics score. One answer's cost is bounded by it: every rule is
+#: linear in its input (tests/test_linear_time.py), and no real output comes near it: of the
+#: 9,800 real responses in ../shared/data/extraction the longest is 21,453 characters, the
+#: longest answer extracted from them 1,518 (the published rule: the whole response, 21,453);
+#: gold spans are 1-3 sentences, at most 191 characters. See docs/extraction-limits.md.
+MAX_TEXT_CHARS = 32_768
 
 
 #: Without a closing ``</think>``, output this long that stops mid-sentence is a reasoning
@@ -241,6 +254,9 @@ class _Draft:
     after_think: bool = False
     #: the answer came from ``<ANSWER>`` tags: no later rule may look for another inside it
     tagged: bool = False
+    #: the most characters the rules read after a reasoning trace; the rest is counted, not read
+    max_chars: int | None = MAX_TEXT_CHARS
+    truncated_chars: int = 0
 
 
 def _drop_trace(draft: _Draft, problem: str) -> None:
@@ -253,6 +269,10 @@ def _drop_trace(draft: _Draft, problem: str) -> None:
         draft.steps.append("drop_think_trace")
     elif _THINK_OPEN.search(draft.text):
         raise _NoAnswer("unclosed_think_trace")
+    if draft.max_chars is not None and len(draft.text) > draft.max_chars:
+        draft.truncated_chars = len(draft.text) - draft.max_chars
+        draft.text = draft.text[: draft.max_chars]
+        draft.steps.append("response_truncated")
     draft.text, echoed = drop_prompt_examples(draft.text)
     if echoed:
         draft.steps.append("drop_prompt_examples")
@@ -342,13 +362,19 @@ def _check_left(draft: _Draft, problem: str) -> None:
 _STAGES = (_drop_trace, _locate_answer, _first_block, _marked_answer, _remove_restated, _check_left)
 
 
-def extract_answer(response: str, problem: str) -> Extraction:
+def extract_answer(response: str, problem: str, max_chars: int | None = MAX_TEXT_CHARS) -> Extraction:
     """Extract the infill from ``response`` to the blank in ``problem``: the stages in order
-    (module docstring), each handing the draft on or deciding that there is no answer."""
-    draft = _Draft(response or "")
+    (module docstring), each handing the draft on or deciding that there is no answer.
+
+    Past a reasoning trace only the first ``max_chars`` characters are read (None: all, for
+    the linear-time tests); how many were not is ``truncated_chars``, with the step
+    ``response_truncated``."""
+    draft = _Draft(response or "", max_chars=max_chars)
     try:
         for stage in _STAGES:
             stage(draft, problem)
     except _NoAnswer as stop:
-        return Extraction("", ExtractionStatus.NO_ANSWER, tuple(draft.steps) + stop.steps)
-    return Extraction(" ".join(draft.text.split()), draft.status, tuple(draft.steps))
+        steps = tuple(draft.steps) + stop.steps
+        return Extraction("", ExtractionStatus.NO_ANSWER, steps, draft.truncated_chars)
+    text = " ".join(draft.text.split())
+    return Extraction(text, draft.status, tuple(draft.steps), draft.truncated_chars)

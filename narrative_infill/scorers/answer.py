@@ -9,18 +9,30 @@ second, and the event loop must keep serving every other sample's model calls me
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import anyio
 from inspect_ai.model import ContentReasoning, ContentText
 from inspect_ai.solver import TaskState
 
-from ..extraction import DEFAULT_EXTRACTION, Extraction, extract_with
+from ..data.text import is_invisible, valid_unicode
+from ..extraction import DEFAULT_EXTRACTION, Extraction, ExtractionStatus, extract_with
 
 
 @lru_cache(maxsize=4096)
-def _extract(extraction: str, response: str, problem: str) -> Extraction:
-    return extract_with(extraction, response, problem)
+def read_answer(extraction: str, response: str, problem: str) -> Extraction:
+    """The answer the scorers score, from a model's raw ``response``: where model text enters
+    scoring, so the one place it is made valid Unicode (``replaced_chars``); extracted under
+    the named rule (its input limit: ``truncated_chars``); an answer of invisible characters
+    only (zero-width, control, format, private use) is no answer, with that step, so the
+    empty-answer rate counts it and the judge sees the explicit empty marker."""
+    response, replaced = valid_unicode(response or "")
+    answer = extract_with(extraction, response, problem)
+    if answer.text and is_invisible(answer.text):
+        steps = (*answer.steps, "invisible_characters_only")
+        answer = replace(answer, text="", status=ExtractionStatus.NO_ANSWER, steps=steps)
+    return replace(answer, replaced_chars=replaced) if replaced else answer
 
 
 def published_response(state: TaskState) -> str:
@@ -42,9 +54,21 @@ def published_response(state: TaskState) -> str:
 async def extracted(state: TaskState, extraction: str = DEFAULT_EXTRACTION) -> Extraction:
     """The infill extracted from the sample's output (the problem is the sample input)."""
     response = published_response(state) if extraction == "published" else state.output.completion
-    return await anyio.to_thread.run_sync(_extract, extraction, response, state.input_text)
+    return await anyio.to_thread.run_sync(read_answer, extraction, response, state.input_text)
 
 
 def truncated(state: TaskState) -> bool:
     """Whether the output cap, not the model, ended the response."""
     return state.output.stop_reason == "max_tokens"
+
+
+def input_limits(answer: Extraction, answer_truncated_chars: int = 0) -> dict[str, int]:
+    """Score metadata naming what was not read as the model wrote it, only where something was:
+    ``response_replaced_chars`` (lone surrogates replaced), ``response_truncated_chars`` (past the
+    extraction's input limit) and ``answer_truncated_chars`` (past the metrics' input limit)."""
+    counts = {
+        "response_replaced_chars": answer.replaced_chars,
+        "response_truncated_chars": answer.truncated_chars,
+        "answer_truncated_chars": answer_truncated_chars,
+    }
+    return {key: count for key, count in counts.items() if count}

@@ -4,7 +4,10 @@ Inspect calls a scorer once per sample, with many samples in flight at once (all
 under ``inspect score``). Running a transformer once per pair would waste most of its
 time on per-call overhead, so requests are queued and a single worker per event loop
 scores whatever has accumulated, up to ``max_batch`` pairs, in a worker thread; while a
-batch runs, the next one fills. Each sample still gets its own score.
+batch runs, the next one fills. Each sample still gets its own score, and its own failure:
+a batch that fails is scored again request by request, so only the request that cannot be
+scored fails (its sample errors, as Inspect reports any scorer error; its batch-mates are
+scored).
 
 No request waits for company: during ``inspect eval`` a sample being scored holds its sample
 slot (Inspect runs scorers inside the ``max_samples`` limit), so any fixed wait would be
@@ -66,19 +69,33 @@ class DynamicBatcher(Generic[Request, Result]):
                     await asyncio.sleep(min(0.02, self._max_wait_s))
                 batch = queue[: self._max_batch]
                 del queue[: self._max_batch]
-                try:
-                    results = await anyio.to_thread.run_sync(
-                        self._score_batch, [request for request, _, _ in batch]
-                    )
-                except Exception as err:  # each waiting sample reports the failure as its own
-                    for _, future, _ in batch:
-                        if not future.done():
-                            future.set_exception(err)
-                    continue
-                for (_, future, _), result in zip(batch, results):
-                    if not future.done():
-                        future.set_result(result)
+                await self._settle(batch)
         finally:
             self._workers.pop(loop, None)
             if not queue:
                 self._queues.pop(loop, None)
+
+    async def _settle(self, batch: list[tuple[Request, asyncio.Future, float]]) -> None:
+        """Score ``batch`` together; if that fails, each request alone, so a request that cannot be
+        scored fails its own sample (with its own exception) and never its batch-mates."""
+        try:
+            results = await anyio.to_thread.run_sync(self._score_batch, [request for request, _, _ in batch])
+        except Exception as err:
+            if len(batch) == 1:
+                _settle_future(batch[0][1], error=err)
+                return
+            for entry in batch:
+                await self._settle([entry])
+            return
+        for (_, future, _), result in zip(batch, results):
+            _settle_future(future, result=result)
+
+
+def _settle_future(future: asyncio.Future, result: object = None, error: Exception | None = None) -> None:
+    """Hand a result or an error to a waiting sample, unless it stopped waiting (cancelled)."""
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ...extraction import MAX_TEXT_CHARS
 from .cache import EmbeddingCache, embedding_cache
 from .embedding import (
     Backbones,
@@ -25,9 +26,17 @@ METRIC_NAMES = ("bertscore", "rouge1", "meteor", "chrf", "semf1")
 ATAVG = "atavg"
 
 __all__ = [
-    "ATAVG", "METRIC_NAMES", "BackboneUnavailable", "Backbones", "PairScores",
-    "metrics_signature", "resolve_backbones", "score_pairs", "sentences",
+    "ATAVG", "MAX_ANSWER_SENTENCES", "METRIC_NAMES", "BackboneUnavailable", "Backbones", "PairScores",
+    "bounded_answer", "metrics_signature", "resolve_backbones", "score_pairs", "sentences",
 ]  # fmt: skip
+
+
+#: The most sentences of one answer the metrics read (after its first ``MAX_TEXT_CHARS``
+#: characters): Sem-F1 embeds every sentence, so a long answer of short sentences cost minutes
+#: (200 KB of ~5,400 sentences: 84 s). No real answer comes near it: the most sentences of an
+#: answer extracted from the 9,800 real outputs is 348 (the published rule, a whole reasoning
+#: trace; 16 under the paper's rules); a gold span has at most 3. See docs/extraction-limits.md.
+MAX_ANSWER_SENTENCES = 512
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,23 @@ class PairScores:
     values: dict[str, float]
     #: why a metric is 0 by definition rather than measured (empty answer, no sentences)
     reasons: dict[str, str] = field(default_factory=dict)
+    #: characters of the answer past the metrics' input limit, not scored (0: scored whole)
+    truncated_chars: int = 0
+
+
+def bounded_answer(text: str) -> str:
+    """The part of an answer the metrics read: its first ``MAX_TEXT_CHARS`` characters, and of
+    those its first ``MAX_ANSWER_SENTENCES`` sentences."""
+    text = text[:MAX_TEXT_CHARS]
+    if sum(text.count(mark) for mark in ".?!") < MAX_ANSWER_SENTENCES:
+        return text  # Punkt ends a sentence only after one of these: no more sentences than the limit
+    split = sentences(text)
+    if len(split) <= MAX_ANSWER_SENTENCES:
+        return text
+    end = 0
+    for sentence in split[:MAX_ANSWER_SENTENCES]:  # each sentence is a piece of the text, in order
+        end = text.index(sentence, end) + len(sentence)
+    return text[:end]
 
 
 def sentences(text: str) -> list[str]:
@@ -63,11 +89,14 @@ def score_pairs(
     """All five metrics and AtAvg for each pair; model-based metrics run once per batch.
 
     An empty prediction scores 0 on every metric (BERTScore's own convention for an empty
-    candidate), with the reason recorded; a non-finite value is an error, never averaged.
+    candidate), with the reason recorded; a non-finite value is an error, never averaged. A
+    prediction is scored on its ``bounded_answer``; the characters left out are each result's
+    ``truncated_chars``.
     """
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions for {len(references)} references")
-    predictions = [p.strip() for p in predictions]
+    stripped = [p.strip() for p in predictions]
+    predictions = [bounded_answer(p) for p in stripped]
     references = [r.strip() for r in references]
     filled = [i for i, p in enumerate(predictions) if p]
     # The golds' embeddings are cached across calls (every gold is scored once per model and setting).
@@ -116,5 +145,5 @@ def score_pairs(
                 f"non-finite {bad} for prediction {prediction[:80]!r}: refusing to average it into AtAvg"
             )
         values[ATAVG] = sum(values[name] for name in METRIC_NAMES) / len(METRIC_NAMES)
-        results.append(PairScores(values, reasons))
+        results.append(PairScores(values, reasons, len(stripped[i]) - len(prediction)))
     return results

@@ -9,7 +9,7 @@ from inspect_ai.solver import TaskState
 
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
-from ..answer import extracted, truncated
+from ..answer import extracted, input_limits, truncated
 from .pairs import ATAVG, METRIC_NAMES
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
@@ -91,7 +91,7 @@ def metrics(
         cut = truncated(state)
         value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
         value["truncated"] = float(cut)
-        metadata = {
+        metadata: dict[str, object] = {
             "truncated": cut,
             "extraction_status": answer.status.value,
             "extraction_steps": list(answer.steps),
@@ -99,6 +99,7 @@ def metrics(
         }
         if result.reasons:
             metadata["zero_reasons"] = result.reasons
+        metadata.update(input_limits(answer, result.truncated_chars))
         return Score(value=value, answer=answer.text, metadata=metadata)
 
     return score
