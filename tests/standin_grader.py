@@ -4,7 +4,8 @@
 at temperature 0 gives them: the same answer always gets the same scores, different answers
 different ones. ``noise``: each dimension moves one point up or down (within 1-5) with that
 probability, from the grader's own seeded generator, for a judge whose replies vary between calls.
-``inflate``: that many points added to every dimension (capped at 5), a judge that flatters.
+``inflate``: that many points added to each of the first ``inflated`` dimensions (capped at 5), a
+judge that flatters.
 ``fives``: the fake judge of issue 35, 5 for everything. ``fake_endpoint`` serves that fake judge
 as an OpenAI-compatible server on 127.0.0.1, the way ``OPENAI_BASE_URL`` reaches it.
 """
@@ -48,7 +49,12 @@ def reply(scores: list[int]) -> str:
 
 
 def standin_grader(
-    name: str = "standin", noise: float = 0.0, seed: int = 0, inflate: int = 0, fives: bool = False
+    name: str = "standin",
+    noise: float = 0.0,
+    seed: int = 0,
+    inflate: int = 0,
+    inflated: int = len(KEYS),
+    fives: bool = False,
 ) -> Model:
     """The stand-in judge as a mockllm model (a new one each call: its noise starts at ``seed``)."""
     rng = random.Random(seed)
@@ -58,7 +64,8 @@ def standin_grader(
             return mock_output(reply([5] * len(KEYS)))
         scores = standin_scores(candidate_of(messages[-1].text))
         scores = [s + (rng.choice((-1, 1)) if rng.random() < noise else 0) for s in scores]
-        return mock_output(reply([min(5, max(1, s + inflate)) for s in scores]))
+        scores = [s + (inflate if i < inflated else 0) for i, s in enumerate(scores)]
+        return mock_output(reply([min(5, max(1, s)) for s in scores]))
 
     return get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
 
