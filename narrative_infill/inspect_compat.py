@@ -4,8 +4,9 @@ Everything here reaches past Inspect's public API, or builds a log object by han
 Inspect release changes one of these, this module is the only place to mend, and the CI's run
 on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
 0.3.285): the active generate config of a solver's call, the ``--model-role`` parser its own
-commands use, adding replayed samples to a finished log, and showing a package error the way
-Inspect's command line shows its own prerequisite errors (the message alone).
+commands use, adding replayed samples to a finished log, showing a package error the way
+Inspect's command line shows its own prerequisite errors (the message alone), and the base URL a
+provider's client resolved (the judge records where its grader was reached).
 """
 
 from __future__ import annotations
@@ -98,3 +99,11 @@ def _prerequisite_kind(kind: type[NarrativeInfillError]) -> type[NarrativeInfill
             kind.__name__, (kind, PrerequisiteError), {"__module__": kind.__module__}
         )
     return _PREREQUISITE_KINDS[kind]
+
+
+def client_base_url(model: Any) -> str | None:
+    """The base URL of a provider's HTTP client (``AsyncOpenAI`` and the like), which resolves
+    ``OPENAI_BASE_URL`` and its kin where ``model.api.base_url`` stays None; None when the provider
+    has no such client (mockllm, in-process models)."""
+    url = getattr(getattr(model.api, "client", None), "base_url", None)
+    return str(url) if url else None

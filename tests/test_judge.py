@@ -204,11 +204,12 @@ def test_rescoring_a_log_with_the_judge_later():
 @pytest.mark.heavy
 def test_probability_weighted_scores_from_top_logprobs():
     # Every digit token of the reply carries top logprobs: itself 0.75, "1" 0.25.
-    tokens = [
-        Logprob(token=ch, logprob=0.0, top_logprobs=[TopLogprob(token=ch, logprob=math.log(0.75)),
-                                                     TopLogprob(token="1", logprob=math.log(0.25))] if ch.isdigit() else [])
-        for ch in VALID
-    ]  # fmt: skip
+    def top(ch: str) -> list[TopLogprob]:
+        if not ch.isdigit():
+            return []
+        return [TopLogprob(token=ch, logprob=math.log(0.75)), TopLogprob(token="1", logprob=math.log(0.25))]
+
+    tokens = [Logprob(token=ch, logprob=0.0, top_logprobs=top(ch)) for ch in VALID]
 
     def outputs(messages, tools, tool_choice, config):
         assert config.logprobs and config.top_logprobs == 5
@@ -272,11 +273,22 @@ def openai_compatible_server():
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             requests.append(body)
             content, finish = replies.pop(0) if replies else (VALID, "stop")
-            payload = json.dumps({
-                "id": f"chatcmpl-{len(requests)}", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
-                "usage": {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440},
-            }).encode()  # fmt: skip
+            choice = {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish,
+            }
+            payload = json.dumps(
+                {
+                    "id": f"chatcmpl-{len(requests)}",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "system_fingerprint": "fp_standin",
+                    "choices": [choice],
+                    "usage": {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -333,6 +345,21 @@ def test_each_provider_is_told_the_reply_shape_its_own_way(
     assert all(
         p == {"type": "integer", "enum": [1, 2, 3, 4, 5]} for p in schema["properties"].values()
     )  # no min/max
+
+
+@pytest.mark.heavy
+def test_the_log_records_where_the_grader_was_reached_and_what_answered(
+    openai_compatible_server, monkeypatch
+):
+    """Failed before: a local server reached through OPENAI_BASE_URL left only the paper judge's
+    name in the log (its header records the grader's base_url as None)."""
+    url, _, _ = openai_compatible_server
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    _, result = run({"grader": get_model("openai/gpt-4.1-mini", api_key="test", memoize=False)})
+    verdict = result.metadata["judges"]["grader"]
+    assert result.metadata["judge_endpoints"] == f"grader={url}" and verdict["endpoint"] == url
+    assert result.metadata["judge_served_by"] == "grader=gpt-4.1-mini (fp_standin)"
+    assert (verdict["response_model"], verdict["system_fingerprint"]) == ("gpt-4.1-mini", "fp_standin")
 
 
 @pytest.mark.heavy

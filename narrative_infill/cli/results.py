@@ -50,14 +50,19 @@ def _verify(args: argparse.Namespace) -> int:
     from ..analysis.submission.verify import store, verify
 
     started = time.perf_counter()
-    for option, value, least in (("--sample", args.sample, 0), ("--regenerate", args.regenerate, 1)):
-        if value is not None and value < least:
-            raise OptionError(f"{option} must be at least {least}, got {value}")
+    _check_counts(args)
     _check_folders(("--logs", args.logs))
-    if args.regenerate and args.logs is None:
-        raise OptionError("--regenerate needs --logs (the runs whose task and generation config it repeats)")
+    for option, value in (("--regenerate", args.regenerate), ("--rejudge", args.rejudge)):
+        if value and args.logs is None:
+            raise OptionError(f"{option} needs --logs (the runs whose samples it repeats)")
     result = verify(
-        args.submission, args.logs, sample=args.sample, regenerate=args.regenerate, model=args.model
+        args.submission,
+        args.logs,
+        sample=args.sample,
+        regenerate=args.regenerate,
+        model=args.model,
+        rejudge=args.rejudge,
+        grader=args.grader,
     )
     stored = store(result, args.submission)
     print("\n".join(result.lines()))
@@ -65,14 +70,30 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+def _check_counts(args: argparse.Namespace) -> None:
+    """--sample, --regenerate and --rejudge are counts: a bad one fails before anything runs."""
+    least = {"sample": 0, "regenerate": 1, "rejudge": 1}
+    for option, minimum in least.items():
+        value = getattr(args, option, None)
+        if value is not None and value < minimum:
+            raise OptionError(f"--{option} must be at least {minimum}, got {value}")
+
+
 def _leaderboard(args: argparse.Namespace) -> int:
     """submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"""
-    from ..analysis.submission.board import write_leaderboard
+    from contextlib import nullcontext
 
+    from ..analysis.submission.board import write_leaderboard
+    from ..analysis.submission.verify import rejudging
+
+    _check_counts(args)
     _check_folders(("--logs", args.logs), ("--bundle-logs", args.bundle_logs))
-    rows = write_leaderboard(
-        args.submissions, args.output, **passed(args, "high_inclusive", "logs", "sample", "bundle_logs")
-    )
+    if args.rejudge and args.logs is None:
+        raise OptionError("--rejudge needs --logs (the entries' logs hold what was judged)")
+    with rejudging(args.rejudge, args.grader) if args.rejudge else nullcontext():
+        rows = write_leaderboard(
+            args.submissions, args.output, **passed(args, "high_inclusive", "logs", "sample", "bundle_logs")
+        )
     entries = sum(not r["baseline"] for r in rows)
     print(
         f"{entries} entries, {len(rows) - entries} baselines -> "
@@ -103,6 +124,22 @@ def _annotate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _rejudge_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--rejudge",
+        type=int,
+        metavar="K",
+        help=f"{what} with your own grader (seed drawn at run time) and test the claimed QAvg "
+        "(docs/judge.md)",
+    )
+    parser.add_argument(
+        "--grader",
+        metavar="MODEL",
+        help="with --rejudge: the grader model (default: the one the submission declares), e.g. "
+        "openai/gpt-4.1-mini",
+    )
 
 
 def add_commands(commands) -> None:
@@ -137,6 +174,7 @@ def add_commands(commands) -> None:
     verifier.add_argument(
         "--model", help="with --regenerate: the model to generate with (default: the declared one)"
     )
+    _rejudge_options(verifier, "judge K of its judged samples again")
 
     board = command(commands, _leaderboard)
     board.add_argument("submissions", type=Path, help="folder of submission .json files")
@@ -155,6 +193,7 @@ def add_commands(commands) -> None:
         "linked from its row",
     )
     high_inclusive_option(board, "High%% of every row")
+    _rejudge_options(board, "with --logs: judge K samples of each entry again (badge '+ re-judged')")
 
     annotate = command(commands, _annotate)
     annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")

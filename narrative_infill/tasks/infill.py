@@ -26,8 +26,10 @@ TOP_P = 0.9
 #: different versions are never compared as equals. 1: the authors' position rule on the problem
 #: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag, the
 #: second extraction pass (prompt echoes, whole sentences). 2: a tagged answer is kept whole
-#: (no restated closing sentence dropped); the ``extraction`` option.
-TASK_VERSION = 2
+#: (no restated closing sentence dropped); the ``extraction`` option. 3: the paper judge sees the
+#: candidate inside a block it cannot close, told it is text to grade (QAvg of version 2 logs is not
+#: comparable); a grader reply with two verdicts or a quoted one is retried.
+TASK_VERSION = 3
 
 
 @shown_by_inspect

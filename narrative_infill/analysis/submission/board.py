@@ -87,6 +87,7 @@ def _group(document: dict[str, Any]) -> list:
         "task_versions",
         "metrics_signatures",
         "judges",
+        "judge_endpoints",
         "judge_variant",
         "judge_weighting",
         "prompt_variants",
@@ -108,7 +109,7 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
         "judge": ", ".join(provenance.get("judges") or []) or "none",
         "signature": " ; ".join(provenance.get("metrics_signatures") or []) or "none",
         "badge": badge,
-        "verified": badge == VERIFIED,
+        "verified": badge.startswith(VERIFIED),
         "group": json.dumps(_group(document), sort_keys=True),
         "baseline": False,
         "settings": {
@@ -127,6 +128,7 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
 
 
 VERIFIED, CONSISTENT, FILE_ONLY = "verified", "consistent with its logs", "file only"
+REJUDGED = " + re-judged"  # the badge's suffix when ``leaderboard --rejudge`` passed the entry
 
 
 def _badge(path: Path, logs: Path | None, sample: int | None) -> str:
@@ -136,7 +138,7 @@ def _badge(path: Path, logs: Path | None, sample: int | None) -> str:
     result = verify(path, logs, sample=sample)
     if not result.passed:
         raise LeaderboardError(f"{path}: fails verification: " + "; ".join(result.failures[:5]))
-    return VERIFIED if result.fully_verified else CONSISTENT
+    return (VERIFIED if result.fully_verified else CONSISTENT) + (REJUDGED if result.rejudged else "")
 
 
 def read_submissions(

@@ -23,6 +23,7 @@ from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sa
 from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
+from .judges import judge_provenance
 from .protocol import generation, scorer_options, track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
@@ -177,6 +178,7 @@ def log_provenance(runs: list[SettingLogs]) -> dict[str, Any]:
         "dataset": (first.metadata or {}).get("dataset_identity"),
         "metrics_signatures": sorted(signatures),
         "judges": sorted(judges),
+        **judge_provenance(runs),  # where each grader was reached, what answered
         "judge_variant": sorted({str((r.header.eval.metadata or {}).get("judge")) for r in runs}),
         "judge_weighting": sorted(
             {str(bool((scorer_options(r.header, "judge") or {}).get("probability_weighted"))) for r in runs}

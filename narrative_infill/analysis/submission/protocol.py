@@ -20,6 +20,7 @@ from typing import Any
 from ...data.dataset import DEMO, HF_DATASET
 from ...extraction import DEFAULT_EXTRACTION
 from ..report.load import newest_score
+from .judges import endpoint_problems
 
 RANKED_TRACKS = ("full", "10pct", "demo")
 CUSTOM_TRACK = "custom"
@@ -286,4 +287,6 @@ def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -
                 f"{name}: {len(unscored)} sample(s) with no metrics score ({', '.join(unscored[:5])}...): "
                 "they would leave the means"
             )
+    if protocol is not None:  # the judge at its provider's official endpoint (judges.py)
+        problems += endpoint_problems(track, runs)
     return problems

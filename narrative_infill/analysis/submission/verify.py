@@ -13,24 +13,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...definitions import (
-    ATAVG_COLUMN,
-    CONTAMINATION_ROUGE,
-    QAVG_COLUMN,
-    SAMPLE_ROW_FIELDS,
-    SETTINGS,
-    is_near_verbatim,
-    none_if_nan,
-)
+from ...definitions import ATAVG_COLUMN, CONTAMINATION_ROUGE, QAVG_COLUMN, is_near_verbatim, none_if_nan
 from .build import (
-    KIND,
-    SCHEMA_VERSION,
-    SubmissionError,
     content_hash,
     file_sha256,
     log_provenance,
@@ -40,9 +32,12 @@ from .build import (
     scored_with,
     setting_claims,
     submission_rows,
-)  # fmt: skip
-from .protocol import PROTOCOLS, TRACKS, track_problems, unscored_problem
+)
+from .protocol import PROTOCOLS, track_problems, unscored_problem
 from .recompute import recheck_runs
+from .schema import load_document, row_problems, schema_problems
+
+__all__ = ["Verification", "load_document", "row_problems", "schema_problems", "store", "verify"]
 
 TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
@@ -61,6 +56,8 @@ class Verification:
     warnings: list[str] = field(default_factory=list)
     #: what could not be recomputed here (backbones absent, data out of reach, a sample of metrics)
     unchecked: list[str] = field(default_factory=list)
+    #: ``--rejudge`` ran and found the claimed QAvg consistent with the verifier's grader
+    rejudged: bool = False
 
     @property
     def fully_verified(self) -> bool:
@@ -88,89 +85,17 @@ class Verification:
         return "verified: every claim and every sample recomputed from its logs' raw outputs"
 
     def record(self) -> dict[str, Any]:
-        return {"submission_sha256": self.sha256, "verified": self.fully_verified, "verdict": self.verdict(),
-                "checks": self.checks, "failures": self.failures, "unchecked": self.unchecked,
-                "warnings": self.warnings}  # fmt: skip
-
-
-def load_document(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise SubmissionError(f"{path}: unreadable: {err}") from None
-    except json.JSONDecodeError as err:
-        raise SubmissionError(
-            f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}"
-        ) from None
-    if not isinstance(document, dict):
-        raise SubmissionError(f"{path}: not a submission (a JSON object is expected)")
-    return document
-
-
-def schema_problems(document: dict[str, Any]) -> list[str]:
-    problems = []
-
-    def need(condition: bool, problem: str):
-        if not condition:
-            problems.append(problem)
-
-    need(document.get("schema_version") == SCHEMA_VERSION, f"schema_version must be {SCHEMA_VERSION}")
-    need(document.get("kind") == KIND, f"kind must be {KIND!r}")
-    need(
-        document.get("track") in TRACKS,
-        f"track must be one of {', '.join(TRACKS)}, got {document.get('track')!r}",
-    )
-    need(isinstance((document.get("model") or {}).get("id"), str), "model.id missing")
-    settings, samples = document.get("settings"), document.get("samples")
-    need(isinstance(settings, dict) and bool(settings), "settings missing or empty")
-    need(
-        isinstance(samples, dict) and set(samples) == set(settings or {}),
-        "samples must hold the same settings as settings",
-    )
-    for name, claims in (settings or {}).items() if isinstance(settings, dict) else []:
-        need(name in SETTINGS, f"settings: unknown setting {name!r}")
-        need(
-            isinstance(claims, dict)
-            and isinstance(claims.get("n"), int)
-            and isinstance(claims.get("atavg"), dict),
-            f"settings.{name}: n or atavg missing",
-        )
-    for name, rows in samples.items() if isinstance(samples, dict) else []:
-        problems += row_problems(name, rows)
-    provenance = document.get("provenance")
-    need(
-        isinstance(provenance, dict)
-        and isinstance(provenance.get("logs"), list)
-        and isinstance(provenance.get("samples_digest"), str),
-        "provenance.logs or provenance.samples_digest missing",
-    )
-    need(isinstance(document.get("sha256"), str), "sha256 missing")
-    return problems
-
-
-def _is_value(value: Any) -> bool:
-    return value is None or (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    )
-
-
-def row_problems(setting: str, rows: Any) -> list[str]:
-    """The malformed per-sample rows of one setting, each named by its index (the first few)."""
-    if not isinstance(rows, list):
-        return [f"samples.{setting}: a list of rows is expected, got {type(rows).__name__}"]
-    bad = []
-    for index, row in enumerate(rows):
-        if not (isinstance(row, list) and len(row) == len(SAMPLE_ROW_FIELDS)):
-            bad.append(
-                f"samples.{setting}[{index}]: a row is [{', '.join(SAMPLE_ROW_FIELDS)}], got {row!r:.80}"
-            )
-        elif not (isinstance(row[0], str) and isinstance(row[1], int) and not isinstance(row[1], bool)):
-            bad.append(
-                f"samples.{setting}[{index}]: id must be a string and epoch an integer, got {row[:2]!r:.80}"
-            )
-        elif not (_is_value(row[ATAVG_COLUMN]) and _is_value(row[QAVG_COLUMN])):
-            bad.append(f"samples.{setting}[{index}]: atavg and qavg must be numbers or null, got {row!r:.80}")
-    return bad[:5] + ([f"samples.{setting}: {len(bad) - 5} more malformed rows"] if len(bad) > 5 else [])
+        """What ``store`` writes beside the submission, for people to read."""
+        return {
+            "submission_sha256": self.sha256,
+            "verified": self.fully_verified,
+            "rejudged": self.rejudged,
+            "verdict": self.verdict(),
+            "checks": self.checks,
+            "failures": self.failures,
+            "unchecked": self.unchecked,
+            "warnings": self.warnings,
+        }
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -343,16 +268,52 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
             )
 
 
+#: The re-judge (K, grader) a board build asks of every entry it verifies (``leaderboard --rejudge``),
+#: set around the build by ``rejudging``; ``verify``'s own ``rejudge`` argument takes precedence.
+_BOARD_REJUDGE: ContextVar[tuple[int, Any] | None] = ContextVar("board_rejudge", default=None)
+
+
+@contextmanager
+def rejudging(k: int, grader: Any) -> Iterator[None]:
+    """Within this block every ``verify`` with logs also re-judges ``k`` samples with ``grader``."""
+    token = _BOARD_REJUDGE.set((k, grader))
+    try:
+        yield
+    finally:
+        _BOARD_REJUDGE.reset(token)
+
+
+def _retests(document: dict, locations: list[str], result: Verification, retests: dict[str, Any]) -> None:
+    """``--regenerate`` (AtAvg, with ``model``) and ``--rejudge`` (QAvg, with ``grader``), as asked."""
+    runs = read_settings(locations) if retests.get("regenerate") or retests.get("rejudge") else []
+    outcomes: list[Any] = []  # a Regeneration and a Rejudgement: checks, failures, warnings
+    if retests.get("regenerate"):
+        from .regenerate import regenerate
+
+        model = retests.get("model") or document["model"]["id"]
+        outcomes.append(regenerate(document, runs, model, retests["regenerate"]))
+    if retests.get("rejudge"):
+        from .rejudge import RejudgeError, declared_grader, rejudge
+
+        grader = retests.get("grader") or declared_grader(document)
+        if grader is None:
+            raise RejudgeError("--rejudge needs --grader: the submission names no single grader")
+        outcomes.append(rejudge(document, runs, grader, retests["rejudge"]))
+        result.rejudged = not outcomes[-1].failures
+    for outcome in outcomes:
+        result.checks += outcome.checks
+        result.failures += outcome.failures
+        result.warnings += outcome.warnings
+
+
 def verify(
-    path: Path,
-    logs_dir: Path | None = None,
-    sample: int | None = None,
-    regenerate: int | None = None,
-    model: str | None = None,
+    path: Path, logs_dir: Path | None = None, sample: int | None = None, **retests: Any
 ) -> Verification:
     """Every check that the file (and, given, its logs) allows; failures and warnings named.
-    ``sample``: re-score the metrics of that many samples (drawn at run time) instead of all;
-    ``regenerate``: generate that many instances per setting again with ``model`` and test."""
+    ``sample``: re-score the metrics of that many samples (drawn at run time) instead of all.
+    ``retests``: ``regenerate=K`` generates K instances per setting again with ``model`` (default:
+    the declared one); ``rejudge=K`` judges K samples again with ``grader`` (default: the declared
+    one); both test the submitted scores against the fresh ones."""
     result = Verification(str(path))
     document = load_document(path)
     problems = schema_problems(document)
@@ -371,19 +332,15 @@ def verify(
         if locations is not None:
             result.logs_checked = True
             _check_logs(document, locations, result, sample)
-            if regenerate:
-                from .regenerate import regenerate as regenerated
-
-                outcome = regenerated(
-                    document, read_settings(locations), model or document["model"]["id"], regenerate
-                )
-                result.checks += outcome.checks
-                result.failures += outcome.failures
-                result.warnings += outcome.warnings
+            board = _BOARD_REJUDGE.get()
+            if board is not None and not retests.get("rejudge"):
+                retests = {**retests, "rejudge": board[0], "grader": board[1]}
+            _retests(document, locations, result, retests)
     return result
 
 
 def store(result: Verification, path: Path) -> Path:
+    """Write ``result`` beside the submission (``<file>.verification.json``), for people to read."""
     from ...data.atomic import atomic_file
 
     target = Path(f"{path}.verification.json")

@@ -1,9 +1,15 @@
-"""Five integer scores out of whatever a grader replies.
+"""Five integer scores out of whatever a grader replies, in time linear in the reply.
 
 Tolerant of code fences, prose around the JSON, key spellings ("Context_Faithfulness",
 "Context Faithfulness", "faithfulness"), numeric strings and {"score": n} objects; strict
-about the result: every dimension present, an integer from 1 to 5. Anything else is a
-``JudgementError`` naming what was wrong, so the scorer can retry the grader.
+about the result: exactly one complete verdict (every dimension present, once, an integer from
+1 to 5), and not one copied from the candidate. Anything else is a ``JudgementError`` naming
+what was wrong, so the scorer retries the grader: a reply holding two verdicts (one quoted from
+the candidate, one its own) is never read as "the first one found".
+
+Every pattern here is linear in its input (no unbounded quantifier can re-scan a line from
+each of its positions), and a reply longer than ``MAX_REPLY_CHARS`` is refused before any is
+read: ``tests/test_judge_parse_linear.py`` times the shapes that were quadratic.
 """
 
 from __future__ import annotations
@@ -13,6 +19,10 @@ import re
 from dataclasses import dataclass
 
 from ...definitions import DIMENSIONS, NarrativeInfillError
+
+#: The longest reply the parser reads (characters). A verdict with a short reason per dimension
+#: is under 3,000; a longer reply is a failed attempt (retried), never read in part.
+MAX_REPLY_CHARS = 32_768
 
 _ALIASES = {
     "fluency": "fluency",
@@ -30,15 +40,18 @@ _ALIASES = {
     "info": "informativeness",
     "informative": "informativeness",
 }
-# "Fluency: 4" (but not the template's "Fluency: 1-5").
+# "Fluency: 4" on a line of its own (but not the template's "Fluency: 1-5"). Matched at each line
+# start only, with every run bounded, so one line costs a bounded number of steps per character.
 _KEY_LINE = re.compile(
-    r"^[\s\"'*#\-]*([A-Za-z][A-Za-z _\-]{1,40}?)[\"'*\s]*[:=]\s*[\"'*]*(\d+(?:\.\d+)?)(?!\s*[-–]\s*\d)",
-    re.MULTILINE,
+    r"[ \t\"'*#\-]{0,24}([A-Za-z][A-Za-z _\-]{1,40}?)[\"'* \t]{0,8}[:=][ \t]{0,8}[\"'*]{0,3}"
+    r"(\d{1,3}(?:\.\d+)?)(?!\d)(?![ \t]{0,8}[-–][ \t]{0,8}\d)"
 )
+_BRACE = re.compile(r"[{}]")
+_SEPARATOR = re.compile(r"[:=]")
 
 
 class JudgementError(NarrativeInfillError, ValueError):
-    """The grader's reply holds no complete, valid set of five scores."""
+    """The grader's reply holds no complete, valid, single verdict of its own."""
 
 
 @dataclass(frozen=True)
@@ -48,72 +61,164 @@ class Judgement:
     offsets: dict[str, int]
 
 
+@dataclass(frozen=True)
+class _Verdict:
+    """The dimensions one part of the reply gives (value, offset), and that part's text."""
+
+    found: dict[str, tuple[object, int]]
+    pieces: tuple[str, ...]
+
+
 def _canonical(key: str) -> str | None:
-    return _ALIASES.get(re.sub(r"[^a-z]", "", key.lower()))
+    return _ALIASES.get(re.sub(r"[^a-z]", "", key[:80].lower()))
+
+
+def _decoded(text: str) -> dict | None:
+    """``text`` as a JSON object, or None (bad JSON, an integer too long to convert, too deep)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # ValueError covers JSONDecodeError and the 4,300-digit limit
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _object_spans(text: str):
+    """(start, end) of each {...} holding at most one level of {...} inside (a verdict, or one
+    with {"score": n} values): one pass over the braces, so linear in the reply. Where a third
+    level opens, the outermost brace is given up and the objects closed inside it stand alone."""
+    open_at: list[int] = []  # the open braces, at most two
+    inner: list[tuple[int, int]] = []  # objects closed inside the outermost open brace
+    for brace in _BRACE.finditer(text):
+        position = brace.start()
+        if text[position] == "{":
+            if len(open_at) == 2:
+                yield from inner
+                inner = []
+                open_at.pop(0)
+            open_at.append(position)
+        elif open_at:
+            start = open_at.pop()
+            if open_at:
+                inner.append((start, position + 1))
+            else:
+                inner = []
+                yield start, position + 1
+    yield from inner
 
 
 def _json_objects(text: str):
-    """Every top-level {...} that parses as JSON, in order (a linear scan, no regex)."""
-    decoder = json.JSONDecoder()
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            position = text.find("{", position + 1)
-            continue
-        if isinstance(value, dict):
-            yield value, position, end
-        position = text.find("{", end)
+    """(object, start, end) of the whole reply when it is one JSON object (arbitrary nesting),
+    else of each {...} in it that is a JSON object, in order."""
+    whole = text.strip()
+    if whole.startswith("{") and (value := _decoded(whole)) is not None:
+        start = text.index("{")
+        yield value, start, start + len(whole)
+        return
+    for start, end in _object_spans(text):
+        if (value := _decoded(text[start:end])) is not None:
+            yield value, start, end
 
 
-def _as_score(value) -> int | None:
+def _offset_of(text: str, start: int, end: int, key: str) -> int:
+    """Where the digit of ``key``'s value is (bounded gaps: a constant cost per occurrence)."""
+    pattern = re.escape(json.dumps(key)) + r"\s{0,20}:\s{0,20}(?:\{[^{}0-9]{0,40})?\"?(\d)"
+    match = re.compile(pattern).search(text, start, end)
+    return match.start(1) if match else -1
+
+
+def _object_verdicts(text: str) -> list[_Verdict]:
+    verdicts = []
+    for obj, start, end in _json_objects(text):
+        found: dict[str, tuple[object, int]] = {}
+        for key, value in obj.items():
+            name = _canonical(str(key))
+            if name in found:
+                raise JudgementError(f"one object gives {name} twice")
+            if name:
+                found[name] = (value, _offset_of(text, start, end, str(key)))
+        if found:
+            verdicts.append(_Verdict(found, (text[start:end],)))
+    return verdicts
+
+
+def _line_verdict(text: str) -> _Verdict | None:
+    """The "Fluency: 4" lines, for graders that write no JSON; a dimension given twice is an error."""
+    found: dict[str, tuple[object, int]] = {}
+    pieces = []
+    position = 0
+    while separator := _SEPARATOR.search(text, position):  # only lines holding a ":" or "=" can match
+        start = text.rfind("\n", position, separator.start()) + 1 or position
+        end = text.find("\n", separator.start())
+        end = len(text) if end == -1 else end
+        match = _KEY_LINE.match(text, start, end)
+        if match and (name := _canonical(match.group(1))):
+            if name in found:
+                raise JudgementError(f"{name} is given more than once: one verdict is expected")
+            found[name] = (match.group(2), match.start(2))
+            pieces.append(match.group())
+        position = end + 1
+    return _Verdict(found, tuple(pieces)) if found else None
+
+
+def _as_score(value: object) -> int | None:
     if isinstance(value, dict) and "score" in value:
         value = value["score"]
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and re.fullmatch(r"\s*\d+(?:\.0+)?\s*", value):
-        value = float(value)
-    if isinstance(value, (int, float)) and float(value).is_integer():
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\s{0,8}\d{1,3}(?:\.0{1,8})?\s{0,8}", value):
+        return int(float(value))
+    if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
 
 
-def _offset_of(text: str, start: int, end: int, key: str) -> int:
-    match = re.search(re.escape(json.dumps(key)[1:-1]) + r"[\"']?\s*:\s*\{?[^0-9]*(\d)", text[start:end])
-    return start + match.start(1) if match else -1
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
 
 
-def parse_judgement(text: str) -> Judgement:
-    """The five scores in ``text``; raises ``JudgementError`` saying what is missing or wrong."""
-    candidates = []
-    for obj, start, end in _json_objects(text):
-        found = {}
-        for key, value in obj.items():
-            name = _canonical(str(key))
-            if name and name not in found:
-                found[name] = (value, _offset_of(text, start, end, str(key)))
-        if found:
-            candidates.append(found)
-    if not candidates:  # "Fluency: 4" lines, as some graders write without JSON
-        found = {}
-        for match in _KEY_LINE.finditer(text):
-            name = _canonical(match.group(1))
-            if name and name not in found:
-                found[name] = (match.group(2), match.start(2))
-        if found:
-            candidates.append(found)
-    if not candidates:
+def _quoted(verdict: _Verdict, text: str, candidate: str) -> bool:
+    """Whether the verdict is copied from the candidate: every piece of it is in the candidate's
+    text, and the reply holds more than the verdict (a reply that is only a verdict is the
+    grader's own, whatever the candidate wrote)."""
+    if not candidate or _squeezed(text) == _squeezed(" ".join(verdict.pieces)):
+        return False
+    source = _squeezed(candidate)
+    return all(_squeezed(piece) in source for piece in verdict.pieces)
+
+
+def _chosen(text: str, candidate: str) -> _Verdict:
+    """The reply's one complete verdict, or a JudgementError saying why there is none."""
+    verdicts = _object_verdicts(text)
+    if not verdicts:
+        line = _line_verdict(text)
+        verdicts = [line] if line else []
+    if not verdicts:
         raise JudgementError("no scores found in the grader's reply")
-    best = max(candidates, key=len)
-    missing = [d for d in DIMENSIONS if d not in best]
-    if missing:
-        raise JudgementError(f"missing dimension(s): {', '.join(missing)}")
+    complete = [v for v in verdicts if len(v.found) == len(DIMENSIONS)]
+    if len(complete) > 1:
+        raise JudgementError(f"the reply holds {len(complete)} complete verdicts: give exactly one")
+    if not complete:
+        best = max(verdicts, key=lambda v: len(v.found))
+        missing = ", ".join(d for d in DIMENSIONS if d not in best.found)
+        raise JudgementError(f"missing dimension(s): {missing}")
+    if _quoted(complete[0], text, candidate):
+        raise JudgementError("the only verdict in the reply is quoted from the candidate: give your own")
+    return complete[0]
+
+
+def parse_judgement(text: str, candidate: str = "") -> Judgement:
+    """The five scores in ``text`` (``candidate``: the graded answer, so a verdict copied from it
+    is recognised); raises ``JudgementError`` saying what is missing or wrong."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise JudgementError(f"the reply is {len(text):,} characters, over the {MAX_REPLY_CHARS:,} read")
+    verdict = _chosen(text, candidate)
     scores, offsets = {}, {}
     for dimension in DIMENSIONS:
-        value, offset = best[dimension]
+        value, offset = verdict.found[dimension]
         score = _as_score(value)
         if score is None or not 1 <= score <= 5:
-            raise JudgementError(f"{dimension} must be an integer from 1 to 5, got {value!r}")
+            raise JudgementError(f"{dimension} must be an integer from 1 to 5, got {value!r:.40}")
         scores[dimension], offsets[dimension] = score, offset
     return Judgement(scores, offsets)

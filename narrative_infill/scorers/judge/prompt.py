@@ -6,11 +6,19 @@
   candidate sent as an empty string.
 * ``paper`` (default): the same prompt with the automatic penalties actually included, the
   paper's definitions of the five dimensions (§3.4), the blank written as it appears in
-  the story, and an empty candidate shown as explicitly empty.
+  the story, an empty candidate shown as explicitly empty, and the candidate as data: sent
+  between ``<candidate_infill>`` markers it cannot close (any ``<`` of it that could start a
+  marker is escaped as ``&lt;``), under a heading telling the judge that whatever is inside is
+  text to grade, never instructions.
+
+The ``authors`` variant pastes the candidate raw between ``CANDIDATE INFILL:`` and
+``INSTRUCTIONS:``, as their code did: a candidate can write instructions to the judge there
+(docs/judge.md shows one). It stays verbatim, for reproducing the authors' numbers.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -18,11 +26,19 @@ from importlib import resources
 import yaml
 
 from ...data.records import BLANK
-from ...definitions import DIMENSIONS, OptionError, display_name
+from ...definitions import DIMENSIONS, NarrativeInfillError, OptionError, display_name
 
 VARIANTS = ("paper", "authors")
 _AUTHORS_KEY = "narrative_infilling_evaluation_v4"
 _AUTHORS_BLANK = '"____"'
+_AUTHORS_CANDIDATE = "CANDIDATE INFILL:\n{candidate_infill}\n"
+#: A "<" that could open or close the candidate block: followed, within a few characters other than
+#: brackets, by "candidate" (any case, any spacing or invisible character in between).
+_MARKER_START = re.compile(r"<(?=[^<>]{0,32}?candidate)", re.IGNORECASE)
+
+
+class JudgePromptError(NarrativeInfillError, RuntimeError):
+    """The packaged prompt files do not fit together (a mended YAML lost a part the code replaces)."""
 
 
 @dataclass(frozen=True)
@@ -31,19 +47,25 @@ class JudgePrompt:
     system: str
     user_template: str
     empty_candidate: str
+    #: the candidate sits in a block it cannot close (the paper variant), else it is pasted raw
+    delimited: bool = False
 
     def user(self, story_with_blank: str, candidate_infill: str) -> str:
         candidate = candidate_infill if candidate_infill.strip() else self.empty_candidate
+        if self.delimited:
+            candidate = _MARKER_START.sub("&lt;", candidate)
         return self.user_template.format(story_with_blank=story_with_blank, candidate_infill=candidate)
 
 
 @cache
 def _load(name: str) -> dict:
+    """One of the packaged prompt YAML files."""
     return yaml.safe_load(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))
 
 
 @cache
 def judge_prompt(variant: str = "paper") -> JudgePrompt:
+    """The judge's system message and user template for ``variant`` (see the module docstring)."""
     if variant not in VARIANTS:
         raise OptionError(f"judge prompt variant must be one of {VARIANTS}, got {variant!r}")
     parts = _load("authors_eval_prompt.yaml")[_AUTHORS_KEY]
@@ -62,9 +84,11 @@ def judge_prompt(variant: str = "paper") -> JudgePrompt:
             parts["rubric"],
         ]
     )
-    return JudgePrompt(
-        variant, system, parts["user"].replace(_AUTHORS_BLANK, blank), additions["empty_candidate"]
-    )
+    user = parts["user"].replace(_AUTHORS_BLANK, blank)
+    if _AUTHORS_CANDIDATE not in user:
+        raise JudgePromptError("the authors' user prompt has no 'CANDIDATE INFILL:' line to delimit")
+    user = user.replace(_AUTHORS_CANDIDATE, additions["candidate_block"])
+    return JudgePrompt(variant, system, user, additions["empty_candidate"], delimited=True)
 
 
 @cache

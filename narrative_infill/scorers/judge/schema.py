@@ -32,10 +32,9 @@ REPLY_SCHEMA = JSONSchema(
 )
 
 #: Providers whose Inspect model API turns ``response_schema`` into a constrained reply.
-SCHEMA_PROVIDERS = frozenset({
-    "openai", "azureai", "anthropic", "google", "vertex", "mistral", "vllm", "sglang", "grok", "groq",
-    "together", "fireworks", "deepseek", "openrouter", "bedrock", "ollama",
-})  # fmt: skip
+_HOSTED = ("openai", "azureai", "anthropic", "google", "vertex", "mistral", "grok", "groq", "together")
+_SERVED = ("fireworks", "deepseek", "openrouter", "bedrock", "ollama", "vllm", "sglang")
+SCHEMA_PROVIDERS = frozenset(_HOSTED + _SERVED)
 GRAMMAR_PROVIDERS = frozenset({"llama-cpp-python"})
 MODES = ("auto", "on", "off")
 

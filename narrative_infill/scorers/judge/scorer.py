@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass, field
 from statistics import fmean
 
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
-    Logprob,
     Model,
     ModelOutput,
     get_model,
@@ -36,9 +36,11 @@ from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted
+from .endpoint import endpoint_of, flat, served_by
 from .parse import JudgementError, parse_judgement
-from .prompt import judge_prompt
+from .prompt import JudgePrompt, judge_prompt
 from .schema import reply_constraint, structured_mode
+from .weighting import expected_scores
 
 logger = logging.getLogger(__name__)
 
@@ -105,112 +107,152 @@ def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model
     return judges
 
 
-def _expected_scores(output: ModelOutput, text: str, offsets: dict[str, int]) -> dict[str, float] | None:
-    """G-Eval style: the probability-weighted score of each dimension from the top logprobs
-    of the token that carries its digit; None when the grader returned no logprobs."""
-    choice = output.choices[0] if output.choices else None
-    if choice is None or choice.logprobs is None:
-        return None
-    position, by_offset = 0, dict[int, Logprob]()
-    for token in choice.logprobs.content:
-        start = text.find(token.token, position) if token.token else -1
-        if start < 0:
-            continue
-        for offset in range(start, start + len(token.token)):
-            by_offset.setdefault(offset, token)
-        position = start + len(token.token)
-    expected = {}
-    for dimension, offset in offsets.items():
-        scored = by_offset.get(offset)
-        if scored is None or not scored.top_logprobs:
-            return None
-        weights: dict[int, float] = {}
-        for candidate in scored.top_logprobs:
-            digit = candidate.token.strip()
-            if digit in {"1", "2", "3", "4", "5"}:
-                weights[int(digit)] = weights.get(int(digit), 0.0) + math.exp(candidate.logprob)
-        total = sum(weights.values())
-        if total <= 0:
-            return None
-        expected[dimension] = sum(score * weight for score, weight in weights.items()) / total
-    return expected
-
-
 def _messages(system: str, user: str, system_role: bool) -> list:
     if system_role:
         return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
     return [ChatMessageUser(content=f"{system}\n\n{user}")]  # for graders whose template has no system role
 
 
-async def _judge_once(
-    model: Model,
-    system: str,
-    user: str,
-    retries: int,
-    config: GenerateConfig,
-    cache: bool,
-    weighted: bool,
-    system_role: bool,
-    structured: str,
-) -> dict:
-    """One judge's verdict on one sample: scores, or the failure and every raw reply."""
-    constraint, shape = reply_constraint(str(model), structured)
-    config = config.merge(shape)
-    messages = _messages(system, user, system_role)
-    replies: list[str] = []
+@dataclass(frozen=True)
+class JudgeCall:
+    """How each grader is asked for one verdict: the scorer's options that shape the call (also
+    rebuilt from a log's recorded judge options by ``verify --rejudge``)."""
+
+    prompt: JudgePrompt
+    retries: int = 2
+    config: GenerateConfig = field(default_factory=GenerateConfig)
+    cache: bool = True
+    weighted: bool = False
+    system_role: bool = True
+    structured: str = "auto"
+
+    @classmethod
+    def from_options(
+        cls,
+        variant: str = "paper",
+        retries: int = 2,
+        temperature: float = 0.0,
+        probability_weighted: bool = False,
+        top_logprobs: int = 5,
+        cache: bool = True,
+        system_role: bool = True,
+        structured: str | bool = "auto",
+        max_tokens: int | None = None,
+        **_other: object,  # the scorer's options that do not shape a call (roles, extraction...)
+    ) -> JudgeCall:
+        """The call the judge scorer makes with these options; bad values fail here, once."""
+        config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
+        if probability_weighted:
+            config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
+        return cls(
+            judge_prompt(variant),
+            retries,
+            config,
+            cache,
+            probability_weighted,
+            system_role,
+            structured_mode(structured),
+        )
+
+
+def _retry_messages(call: JudgeCall, user: str, problem: str) -> list:
+    """The request again, saying what was wrong (the changed input also keeps a cached bad reply
+    from coming back)."""
+    note = (
+        f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON object "
+        "holding all five integer scores from 1 to 5."
+    )
+    return _messages(call.prompt.system, note, call.system_role)
+
+
+def _judged(verdict: dict, judgement, output: ModelOutput, text: str, weighted: bool) -> dict:
+    """The verdict of a usable reply: its scores (probability-weighted where asked and possible)."""
+    values: dict[str, float] = dict(judgement.scores)
+    verdict["scores"] = judgement.scores
+    if weighted:
+        expected = expected_scores(output, text, judgement.offsets)
+        if expected is None:
+            verdict["probability_weighting"] = "unavailable: the grader returned no usable top logprobs"
+        else:
+            values = expected
+            verdict["expected_scores"] = expected
+    verdict["values"] = values
+    return verdict
+
+
+async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) -> dict:
+    """One grader's verdict on one candidate: its scores, or the failure; with every raw reply,
+    the tokens spent, where the grader was reached and what the provider said it was."""
+    constraint, shape = reply_constraint(str(model), call.structured)
+    config = call.config.merge(shape)
+    user = call.prompt.user(story, candidate)
+    messages = _messages(call.prompt.system, user, call.system_role)
+    verdict: dict = {"raw": [], "constraint": constraint, "model": str(model), "endpoint": endpoint_of(model)}
     tokens = {"input": 0, "output": 0, "total": 0}
     problem = "no reply"
-    for attempt in range(retries + 1):
+    for attempt in range(call.retries + 1):
         # Retries bypass the cache: a retry must ask the grader again. A grader call that raises
         # (bad key, quota, dead endpoint) is the sample's error, for Inspect's --retry-on-error,
         # --fail-on-error and eval-retry to handle; only an unusable reply is retried here.
-        output = await model.generate(messages, config=config, cache=cache and attempt == 0)
+        output = await model.generate(messages, config=config, cache=call.cache and attempt == 0)
         if output.usage:
             tokens["input"] += output.usage.input_tokens
             tokens["output"] += output.usage.output_tokens
             tokens["total"] += output.usage.total_tokens
-        text = output.completion
-        replies.append(text)
+        verdict["raw"].append(output.completion)
+        verdict.update(served_by(output), attempts=attempt + 1, tokens=tokens)
         try:
             if output.stop_reason == "max_tokens":
                 raise JudgementError("the reply was cut off at the token limit")
-            judgement = parse_judgement(text)
+            judgement = parse_judgement(output.completion, candidate)
         except JudgementError as err:
             problem = str(err)
-            # Say what was wrong; the changed input also keeps a cached bad reply from coming back.
-            messages = _messages(
-                system,
-                (
-                    f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON "
-                    "object holding all five integer scores from 1 to 5."
-                ),
-                system_role,
-            )
+            messages = _retry_messages(call, user, problem)
             continue
-        scores: dict[str, float] = dict(judgement.scores)
-        verdict = {
-            "scores": judgement.scores,
-            "attempts": attempt + 1,
-            "tokens": tokens,
-            "raw": replies,
-            "constraint": constraint,
-        }
-        if weighted:
-            expected = _expected_scores(output, text, judgement.offsets)
-            if expected is None:
-                verdict["probability_weighting"] = "unavailable: the grader returned no usable top logprobs"
-            else:
-                scores = expected
-                verdict["expected_scores"] = expected
-        verdict["values"] = scores
-        return verdict
-    return {
-        "failed": problem,
-        "attempts": retries + 1,
-        "tokens": tokens,
-        "raw": replies,
-        "constraint": constraint,
+        return _judged(verdict, judgement, output, output.completion, call.weighted)
+    verdict["failed"] = problem
+    return verdict
+
+
+def _value(verdicts: dict[str, dict]) -> dict[str, float]:
+    """QAvg, the five dimensions (means over the judges that gave a verdict), each panel member's
+    QAvg, and the share of judges that failed."""
+    judged = [v for v in verdicts.values() if "values" in v]
+    dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in DIMENSIONS}
+    value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
+    if len(verdicts) > 1:
+        for name, verdict in verdicts.items():
+            value[f"qavg_{name}"] = fmean(verdict["values"].values()) if "values" in verdict else math.nan
+    value["grader_failed"] = sum("failed" in v for v in verdicts.values()) / len(verdicts)
+    return value
+
+
+def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str) -> Score:
+    """The sample's judge score, with who judged, where, and what each grader said it was."""
+    tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
+    failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
+    served = {
+        name: f"{v.get('response_model')} ({v.get('system_fingerprint')})" for name, v in verdicts.items()
     }
+    return Score(
+        value=_value(verdicts),
+        answer=answer.text,
+        reason="grader_failed" if len(failures) == len(verdicts) else None,
+        explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
+        metadata={
+            "judge_variant": variant,
+            "judges": verdicts,
+            # Flat, so that log summaries (which drop nested metadata) still say who judged and where.
+            # The extraction joins the judges here: the report refuses to pool differing values.
+            "judge_models": flat({name: v["model"] for name, v in verdicts.items()})
+            + ("" if extraction == DEFAULT_EXTRACTION else f" | extraction={extraction}"),
+            "judge_endpoints": flat({name: v["endpoint"] for name, v in verdicts.items()}),
+            "judge_served_by": flat(served),
+            "judge_extraction": extraction,
+            "grader_tokens": tokens,
+            "extraction_status": answer.status.value,
+        },
+    )
 
 
 _PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
@@ -274,14 +316,19 @@ def judge(
     Low% (`share_below`, QAvg below 2); `qavg_<judge>` per panel member; `grader_failed`,
     the share of judgements the grader failed.
     """
-    prompt = judge_prompt(variant)
     role_list = [roles] if isinstance(roles, str) else list(roles)
-    structured = structured_mode(structured)  # a bad value fails here, not once per sample
+    call = JudgeCall.from_options(  # bad values fail here, not once per sample
+        variant=variant,
+        retries=retries,
+        temperature=temperature,
+        probability_weighted=probability_weighted,
+        top_logprobs=top_logprobs,
+        cache=cache,
+        system_role=system_role,
+        structured=structured,
+        max_tokens=max_tokens,
+    )
     check_extraction(extraction)
-    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
-    if probability_weighted:
-        config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
-
     warned = False
 
     async def score(state: TaskState, target: Target) -> Score | None:
@@ -293,57 +340,23 @@ def judge(
                 raise
             if not warned:
                 warned = True
-                logger.warning(
-                    "LLM judge not run (no model bound to the role(s) %s; roles bound: %s). "
-                    "To add it later: %s",
-                    ", ".join(map(repr, role_list)),
-                    ", ".join(bound_model_roles()) or "none",
-                    NOT_RUN_HINT,
-                )
+                _warn_not_run(role_list)
             # No score, not an unscored one: nothing was judged, so no sample counts as a judge failure.
             return None
         answer = await extracted(state, extraction)
-        user = prompt.user(state.input_text, answer.text)
         verdicts = {}
         for name, model in judges:
             async with concurrency("narrative_infill_judge", max_concurrent):
-                verdicts[name] = await _judge_once(
-                    model,
-                    prompt.system,
-                    user,
-                    retries,
-                    config,
-                    cache,
-                    probability_weighted,
-                    system_role,
-                    structured,
-                )
-            verdicts[name]["model"] = str(model)
-        judged = [v for v in verdicts.values() if "values" in v]
-        dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in DIMENSIONS}
-        value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
-        if len(judges) > 1:
-            for name, verdict in verdicts.items():
-                value[f"qavg_{name}"] = fmean(verdict["values"].values()) if "values" in verdict else math.nan
-        value["grader_failed"] = sum("failed" in v for v in verdicts.values()) / len(verdicts)
-        tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
-        failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
-        return Score(
-            value=value,
-            answer=answer.text,
-            reason="grader_failed" if len(failures) == len(verdicts) else None,
-            explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
-            metadata={
-                "judge_variant": variant,
-                "judges": verdicts,
-                # Flat, so that log summaries (which drop nested metadata) still say who judged.
-                # The extraction joins the judges here: the report refuses to pool differing values.
-                "judge_models": ", ".join(f"{name}={verdict['model']}" for name, verdict in verdicts.items())
-                + ("" if extraction == DEFAULT_EXTRACTION else f" | extraction={extraction}"),
-                "judge_extraction": extraction,
-                "grader_tokens": tokens,
-                "extraction_status": answer.status.value,
-            },
-        )
+                verdicts[name] = await verdict_of(model, call, state.input_text, answer.text)
+        return _score(verdicts, answer, variant, extraction)
 
     return score
+
+
+def _warn_not_run(roles: list[str]) -> None:
+    logger.warning(
+        "LLM judge not run (no model bound to the role(s) %s; roles bound: %s). To add it later: %s",
+        ", ".join(map(repr, roles)),
+        ", ".join(bound_model_roles()) or "none",
+        NOT_RUN_HINT,
+    )
