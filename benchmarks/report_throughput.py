@@ -30,7 +30,7 @@ def write_logs(n: int, log_dir: Path) -> None:
     from narrative_infill.analysis.importer import import_generations
 
     rng = random.Random(0)
-    source = log_dir / "synthetic.jsonl"
+    source = log_dir.with_name(log_dir.name + "-synthetic.jsonl")  # the import refuses a non-empty folder
     with open(source, "w", encoding="utf-8") as handle:
         for i in range(n):
             setting = SETTINGS[i % len(SETTINGS)]

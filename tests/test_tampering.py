@@ -41,9 +41,13 @@ def _zip_edited(logs, tmp_path, edit):  # noqa: F811
     return folder
 
 
-def test_scores_edited_in_the_summaries_only_fail(logs, tmp_path, capsys):  # noqa: F811
+def test_scores_edited_in_the_summaries_only_fail(logs, tmp_path, capsys, monkeypatch):  # noqa: F811
     """The claims come from the summaries Inspect lists; the samples re-read are the full records:
-    a forger who inflates the first and leaves the second honest must not pass."""
+    a forger who inflates the first and leaves the second honest must not pass (``submit`` refuses
+    such logs itself: the forger here runs a submit without that check)."""
+    from narrative_infill.analysis.submission import build
+
+    monkeypatch.setattr(build, "check_log", lambda location, summaries: None)
 
     def inflate(name, data):
         if name != "summaries.json":
@@ -60,9 +64,13 @@ def test_scores_edited_in_the_summaries_only_fail(logs, tmp_path, capsys):  # no
     assert "the sample's summary disagrees with its record in 48 sample(s)" in capsys.readouterr().out
 
 
-def test_a_sample_record_removed_from_the_log_fails(logs, tmp_path, capsys):  # noqa: F811
+def test_a_sample_record_removed_from_the_log_fails(logs, tmp_path, capsys, monkeypatch):  # noqa: F811
     """A sample kept in the summaries but with its full record gone cannot be re-read: it must not
-    leave the recomputation silently (and the verdict say every sample was)."""
+    leave the recomputation silently (and the verdict say every sample was). ``submit`` refuses such
+    a log itself (the forger here runs a submit without that check)."""
+    from narrative_infill.analysis.submission import build
+
+    monkeypatch.setattr(build, "check_log", lambda location, summaries: None)
     dropped = []
 
     def drop(name, data):

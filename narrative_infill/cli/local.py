@@ -35,13 +35,16 @@ def _serve(args: argparse.Namespace) -> int:
         env = server.environment()
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
-            status, stopped_by = run_forwarding_signals(
+            ended = run_forwarding_signals(
                 command, {**os.environ, **env}, stop_when=lambda: server.failure() is not None
             )
             failure = server.failure()
             if failure is not None:
-                raise LocalServerError(f"{failure}\nthe command was stopped (exit status {status})")
-            return status if status > 0 or stopped_by is None else 128 + stopped_by
+                raise LocalServerError(
+                    f"{failure}\nthe command and every process it started were stopped "
+                    f"({ended.signals} to its process group; its exit status {ended.status})"
+                )
+            return ended.status if ended.status > 0 or ended.asked is None else 128 + ended.asked
         print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
         for name, value in env.items():
             print(f"  export {name}={value}")

@@ -22,16 +22,17 @@ def run_plan(plan: Plan, out=sys.stdout) -> int:
             flush=True,
         )
         command = [sys.executable, "-m", "inspect_ai", *run.command[1:]]  # this environment's Inspect
-        status, stopped_by = run_forwarding_signals(command, dict(os.environ))
-        if stopped_by is not None:
+        ended = run_forwarding_signals(command, dict(os.environ))
+        if ended.asked is not None:
             print(
-                f"stopped by signal {stopped_by}; run the same grid command again to resume",
+                f"stopped by signal {ended.asked} ({ended.signals} to the run's process group); "
+                "run the same grid command again to resume",
                 file=out,
                 flush=True,
             )
-            return 128 + stopped_by
-        if status != 0:
-            failed.append(f"{run.study}: {run.model} (exit {status}; logs in {run.log_dir})")
+            return 128 + ended.asked
+        if ended.status != 0:
+            failed.append(f"{run.study}: {run.model} (exit {ended.status}; logs in {run.log_dir})")
     for line in failed:
         print(f"unfinished: {line}", file=out)
     if failed:

@@ -1,20 +1,29 @@
 """Running a command on the user's behalf (``serve -- CMD``, ``grid``) so that it can always
-finish its log: a SIGINT or SIGTERM reaches it as SIGINT, on which Inspect cancels cleanly and
-writes its log, and the caller waits for it before cleaning up."""
+finish its log, and so that nothing it started outlives it: the command runs in its own session
+(its own process group), and stopping it stops the whole group. A SIGINT or SIGTERM reaches the
+group as SIGINT, on which Inspect cancels cleanly and writes its log; what has not ended
+``STOP_GRACE_S`` later gets SIGTERM, then SIGKILL ``KILL_GRACE_S`` after that. A shell script's
+grandchildren are stopped with it (a shell defers a signal sent to it alone until its foreground
+child ends)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 from ..definitions import NarrativeInfillError
 
 #: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
 STOP_GRACE_S = 60.0
+#: Seconds the processes left after SIGTERM are given before SIGKILL.
+KILL_GRACE_S = 10.0
 
 
 @contextlib.contextmanager
@@ -37,32 +46,92 @@ def interrupted_by_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How a command run by :func:`run_forwarding_signals` ended."""
+
+    #: its exit status (negative: the signal that ended it)
+    status: int
+    #: the signal that asked it to stop, None when none came
+    asked: int | None
+    #: the signals its process group was sent, in order ("SIGINT then SIGTERM"); "" when none was
+    signals: str
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still running (zombies, ended but not yet reaped,
+    do not count: they run nothing)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # not Linux: any process of the group, zombies included
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "(command name)"
+        except (OSError, IndexError):
+            continue  # ended while we looked
+        if fields[2] == str(pgid) and fields[0] != "Z":  # state, parent, process group
+            return True
+    return False
+
+
+class _ProcessGroup:
+    """The command's process group, signalled as one."""
+
+    def __init__(self) -> None:
+        self.pgid: int | None = None
+        self.sent: list[str] = []
+        self.interrupted_at: float | None = None
+
+    def send(self, number: int) -> None:
+        if self.pgid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pgid, number)
+        self.sent.append(signal.Signals(number).name)
+
+    def interrupt(self) -> None:
+        """Ask every process of the group to stop (once): SIGINT, as Ctrl-C in a terminal."""
+        if self.interrupted_at is None and self.pgid is not None:
+            self.interrupted_at = time.monotonic()
+            self.send(signal.SIGINT)
+
+    def overdue(self) -> bool:
+        return self.interrupted_at is not None and time.monotonic() - self.interrupted_at > STOP_GRACE_S
+
+    def end(self) -> None:
+        """SIGTERM to whatever of the group still runs, SIGKILL to what is left ``KILL_GRACE_S`` later."""
+        if self.pgid is None or not _group_alive(self.pgid):
+            return
+        self.send(signal.SIGTERM)
+        deadline = time.monotonic() + KILL_GRACE_S
+        while _group_alive(self.pgid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _group_alive(self.pgid):
+            self.send(signal.SIGKILL)
+
+
 def run_forwarding_signals(
     command: list[str], env: dict[str, str], stop_when: Callable[[], bool] = lambda: False
-) -> tuple[int, int | None]:
-    """(exit status, the signal that asked it to stop or None).
+) -> Ended:
+    """Run ``command`` to its end, stopping its whole process group when asked.
 
     ``stop_when`` is asked every 0.1 s; once true (e.g. the model server it needs has died), the
-    command is stopped as if a signal had come.
-
-    The command runs in its own session, so a Ctrl-C in the terminal reaches it once (through
-    here), not twice. Handlers go in before it starts: a shell that ran the caller in the
-    background leaves SIGINT ignored, and an ignored signal would be inherited by the command;
-    a handled one is reset to the default in it. A command that has not ended ``STOP_GRACE_S``
-    after the signal is terminated.
+    command is stopped as if a signal had come. The command runs in its own session, so a Ctrl-C
+    in the terminal reaches it once (through here), not twice. Handlers go in before it starts:
+    a shell that ran the caller in the background leaves SIGINT ignored, and an ignored signal
+    would be inherited by the command; a handled one is reset to the default in it. Whatever the
+    command started and left running when it ended is stopped too.
     """
     asked: list[int] = []
-    stopping_since: list[float] = []
-    children: list[subprocess.Popen] = []
-
-    def stop_child() -> None:
-        if not stopping_since and children and children[0].poll() is None:
-            children[0].send_signal(signal.SIGINT)
-            stopping_since.append(time.monotonic())
+    group = _ProcessGroup()
 
     def forward(signum, frame):
-        stop_child()
         asked.append(signum)
+        group.interrupt()
 
     previous = {number: signal.signal(number, forward) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -70,20 +139,17 @@ def run_forwarding_signals(
             child = subprocess.Popen(command, env=env, start_new_session=True)
         except OSError as err:  # a typo, or a file that is not executable: the user's error
             raise NarrativeInfillError(f"cannot run {command[0]}: {err.strerror}") from err
-        children.append(child)
+        group.pgid = child.pid  # a new session's leader leads its process group
         if asked:  # a signal came while it started
-            stop_child()
+            group.interrupt()
         while child.poll() is None:
-            if not stopping_since and stop_when():
-                stop_child()
-            if stopping_since and time.monotonic() - stopping_since[0] > STOP_GRACE_S:
-                child.terminate()
-                try:
-                    child.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            if group.interrupted_at is None and stop_when():
+                group.interrupt()
+            if group.overdue():
+                group.end()
             time.sleep(0.1)
+        group.end()  # what it started and left behind
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-    return child.returncode, (asked[0] if asked else None)
+    return Ended(child.returncode, asked[0] if asked else None, " then ".join(group.sent))

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from ..sample_records import check_log
 from .cells import label_runs, run_identity
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
@@ -246,6 +247,8 @@ def load_samples(paths: list[str]) -> LoadedLogs:
             f"no successful log in {', '.join(map(str, paths))}"
             + (f" ({len(absent)} unfinished run(s))" if absent else "")
         )
+    for location in selected:  # the frame is read from the summaries: they must be the records'
+        check_log(location)
     # partials, not lambdas: samples_df pickles its columns for its worker processes
     columns = [
         *SampleSummary,

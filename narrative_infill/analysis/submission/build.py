@@ -23,6 +23,7 @@ from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sa
 from ...definitions import none_if_nan as _number
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
+from ..sample_records import check_log
 from .judges import judge_provenance
 from .protocol import generation, scorer_options, track_problems, unscored_problem
 
@@ -156,7 +157,9 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
                 f"two runs of setting {setting}: {Path(settings[setting].location).name} and "
                 f"{Path(location).name}; submit one"
             )
-        samples = sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
+        summaries = read_eval_log_sample_summaries(location)
+        check_log(location, summaries)  # the claims are built from the summaries: they must be the records'
+        samples = sorted(summaries, key=lambda s: (str(s.id), s.epoch))
         settings[setting] = SettingLogs(setting, location, header, samples)
     return [settings[name] for name in sorted(settings)]
 

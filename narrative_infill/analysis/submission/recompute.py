@@ -21,6 +21,7 @@ from statistics import fmean
 from typing import Any
 
 from ...definitions import DIMENSIONS, none_if_nan
+from ..sample_records import summary_problem
 
 #: Mismatches of one kind listed by sample before the rest are only counted.
 LISTED = 5
@@ -41,35 +42,6 @@ def _scores(sample) -> tuple[Any, Any]:
     from ..report.load import newest_score
 
     return newest_score(sample, "metrics"), newest_score(sample, "judge")
-
-
-def _claimed_fields(sample) -> dict[str, Any]:
-    """What the claims and the track checks read of a sample (summary or full record): each score's
-    value, whether its answer is empty, its signature and judges; the cap rule; whether it errored.
-    (The answer's text is not compared: Inspect shortens it in the summary.)"""
-    return {
-        "scores": {
-            key: [_nan_free(score.value), not (score.answer or "").strip()]
-            + [(score.metadata or {}).get(name) for name in ("metrics_signature", "judge_models")]
-            for key, score in (sample.scores or {}).items()
-        },
-        "metadata": (sample.metadata or {}).get("max_tokens_rule"),
-        "error": bool(sample.error),
-    }
-
-
-def _summary_problem(summary, full) -> str | None:
-    """Which of the fields the claims read from a sample's summary differ from its full record:
-    the summary is a separate entry of the log's zip, editable on its own."""
-    listed, recorded = _claimed_fields(summary), _claimed_fields(full)
-    return ", ".join(name for name in listed if listed[name] != recorded[name]) or None
-
-
-def _nan_free(value: Any) -> Any:
-    """A score value with NaN as None, so that two equal values compare equal."""
-    if isinstance(value, dict):
-        return {key: none_if_nan(v) if isinstance(v, float) else v for key, v in value.items()}
-    return none_if_nan(value) if isinstance(value, float) else value
 
 
 def _generators(full) -> set[str]:
@@ -244,7 +216,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             total += 1
             where = f"{run.setting} {full.id} epoch {full.epoch}"
             listed = summaries.pop((str(full.id), full.epoch), None)
-            if listed is not None and (mismatch := _summary_problem(listed, full)):
+            if listed is not None and (mismatch := summary_problem(listed, full)):
                 findings.add("the sample's summary disagrees with its record", where, mismatch)
             if others := _generators(full) - {run.header.eval.model}:
                 findings.add(

@@ -1,0 +1,173 @@
+"""A dead server (or a signal) stops the whole command: serve and grid run it in its own process
+group and stop every process of it, a shell script's grandchildren included (a shell defers a
+signal sent to it alone until its foreground child ends, so they used to run on)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from narrative_infill.local import child
+from narrative_infill.local.server import port_in_use
+from tests.test_serve_failures import free_port, standin  # noqa: F401 (a fixture)
+
+#: Generous bounds on waiting for an event (never a measured duration).
+BOUND_S = 60
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_for(condition, bound: float = BOUND_S) -> bool:
+    deadline = time.monotonic() + bound
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+#: The grandchild: writes its pid, asks the server for a completion (which kills the stand-in),
+#: then waits as a long eval would; it writes the marker only if nothing stopped it.
+GRANDCHILD = """
+import os, sys, time, urllib.request
+mark = sys.argv[1]
+open(mark + ".pid", "w").write(str(os.getpid()))
+base, key = os.environ["LLAMA_CPP_PYTHON_BASE_URL"], os.environ["LLAMA_CPP_PYTHON_API_KEY"]
+auth = {"Authorization": "Bearer " + key}
+request = urllib.request.Request(base + "/chat/completions", data=b"{}", headers=auth)
+try:
+    urllib.request.urlopen(request, timeout=5)
+except Exception:
+    pass
+time.sleep(600)
+open(mark, "a").write("CHILD-NOT-STOPPED")
+"""
+
+
+def test_a_dead_server_stops_the_grandchildren_of_a_served_script(standin, tmp_path):  # noqa: F811
+    """The issue's reproduction: ``serve -- bash -c "...; echo CHILD-NOT-STOPPED"``."""
+    mark, port = tmp_path / "mark", free_port()
+    script = '"$0" -c "$1" "$2"; echo CHILD-NOT-STOPPED >> "$2"'
+    command = [
+        sys.executable,
+        "-m",
+        "narrative_infill.cli",
+        "serve",
+        "--model",
+        str(standin),
+        "--port",
+        str(port),
+    ]
+    # Output to a file, not a pipe: a grandchild left running would hold a pipe open.
+    with open(tmp_path / "out", "w") as out:
+        serve = subprocess.run(
+            [*command, "--", "bash", "-c", script, sys.executable, GRANDCHILD, str(mark)],
+            stdout=out, stderr=subprocess.STDOUT, timeout=300, env=os.environ.copy(), check=False,
+        )  # fmt: skip
+    output = (tmp_path / "out").read_text()
+    pid = int(Path(f"{mark}.pid").read_text())
+    try:
+        assert wait_for(lambda: not running(pid)), "the grandchild runs on after serve ended"
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert serve.returncode == 1, output
+    assert "the model server was killed by SIGILL" in output
+    assert "the command and every process it started were stopped (SIGINT to its process group" in output
+    assert not mark.exists()
+    assert not port_in_use(port)
+    Path(output.split("end of the server's log (")[1].split("):")[0]).unlink()
+
+
+#: A command (run as a file) whose process and the one it starts ignore SIGINT and SIGTERM: only
+#: SIGKILL stops them. Each writes its pid: the command to MARK.pid, its child to MARK.grand.
+STUBBORN = """
+import os, signal, subprocess, sys, time
+mark, grand = sys.argv[1], len(sys.argv) > 2
+for number in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(number, signal.SIG_IGN)
+open(mark + (".grand" if grand else ".pid"), "w").write(str(os.getpid()))
+if not grand:
+    subprocess.Popen([sys.executable, __file__, mark, "grand"])
+time.sleep(600)
+"""
+
+
+def test_a_group_that_ignores_the_stop_is_terminated_then_killed(monkeypatch, tmp_path):
+    script, mark = tmp_path / "stubborn.py", tmp_path / "mark"
+    script.write_text(STUBBORN)
+    monkeypatch.setattr(child, "STOP_GRACE_S", 0.5)
+    monkeypatch.setattr(child, "KILL_GRACE_S", 0.5)
+    grand = Path(f"{mark}.grand")
+    command = [sys.executable, str(script), str(mark)]
+    ended = child.run_forwarding_signals(command, dict(os.environ), stop_when=grand.exists)
+    pids = [int(Path(f"{mark}{suffix}").read_text()) for suffix in (".pid", ".grand")]
+    try:
+        assert wait_for(lambda: not any(map(running, pids))), "a process of the group runs on"
+    finally:
+        for pid in filter(running, pids):
+            os.kill(pid, signal.SIGKILL)
+    assert ended == child.Ended(-signal.SIGKILL, None, "SIGINT then SIGTERM then SIGKILL")
+
+
+def test_what_a_command_leaves_running_is_stopped_when_it_ends(tmp_path):
+    """A background job outlives its shell: it is stopped with the group; the status is the command's."""
+    mark = tmp_path / "mark"
+    script = '"$0" -c "$1" "$2" & while [ ! -e "$2.pid" ]; do sleep 0.05; done; exit 3'
+    background = (
+        "import os, sys, time; open(sys.argv[1] + '.pid', 'w').write(str(os.getpid())); time.sleep(600)"
+    )
+    ended = child.run_forwarding_signals(
+        ["bash", "-c", script, sys.executable, background, str(mark)], dict(os.environ)
+    )
+    pid = int(Path(f"{mark}.pid").read_text())
+    try:
+        assert wait_for(lambda: not running(pid)), "the background job runs on"
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert ended == child.Ended(3, None, "SIGTERM")
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_reaches_the_whole_group_as_sigint(number, tmp_path):
+    """Ctrl-C (or a SIGTERM) to the caller: the shell's foreground grandchild gets SIGINT too."""
+    mark = tmp_path / "mark"
+    script = '"$0" -c "$1" "$2"; echo CHILD-NOT-STOPPED >> "$2"'
+    grandchild = (
+        "import os, sys, time\nopen(sys.argv[1] + '.pid', 'w').write(str(os.getpid()))\n"
+        "try:\n    time.sleep(600)\n"
+        "except KeyboardInterrupt:\n    open(sys.argv[1] + '.int', 'w').write('1')\n    raise\n"
+    )
+    pid_file = Path(f"{mark}.pid")
+
+    def signal_once_started() -> bool:
+        if pid_file.exists() and not getattr(signal_once_started, "sent", False):
+            signal_once_started.sent = True  # type: ignore[attr-defined]
+            os.kill(os.getpid(), number)
+        return False
+
+    ended = child.run_forwarding_signals(
+        ["bash", "-c", script, sys.executable, grandchild, str(mark)],
+        dict(os.environ),
+        stop_when=signal_once_started,
+    )
+    pid = int(pid_file.read_text())
+    try:
+        assert wait_for(lambda: not running(pid))
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert Path(f"{mark}.int").exists()  # it was interrupted (and could write its log), not killed
+    assert not mark.exists()
+    assert ended.asked == number and ended.signals.startswith("SIGINT")
