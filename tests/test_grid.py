@@ -16,7 +16,15 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.cli import main
-from narrative_infill.grid.plan import VLLM_PROVIDER_ARGS, VLLM_SERVE_ARGS, GridError, load_grid, plan
+from narrative_infill.grid.plan import (
+    VLLM_PROVIDER_ARGS,
+    VLLM_SERVE_ARGS,
+    GridError,
+    instance_counts,
+    load_grid,
+    plan,
+)
+from narrative_infill.paper_protocol import JUDGE_MODEL, PUBLISHED_INSTANCES
 
 from helpers import SHARED
 
@@ -44,6 +52,21 @@ def test_the_paper_grid_is_180_generation_runs_plus_the_robustness_studies(paper
     assert (
         "seeds: 30 command(s), 30 generation runs" in out and "judges: 4 command(s), 4 generation runs" in out
     )
+
+
+def test_the_paper_grid_takes_the_judge_and_the_size_from_the_paper_protocol(monkeypatch):
+    """The grid file restates the judge (a test holds it to paper_protocol) and leaves the size to it."""
+    grid = load_grid("paper")
+    assert grid["judge"] == {"grader": JUDGE_MODEL}
+    assert grid["studies"]["judges"]["judges"]["grader"] == JUDGE_MODEL
+    assert "published_instances" not in grid
+
+    def unreachable(*args, **kwargs):
+        raise OSError("the hub is out of reach")
+
+    monkeypatch.setattr("narrative_infill.data.dataset.load_benchmark", unreachable)
+    counts, exact = instance_counts(grid)
+    assert counts["full"] == PUBLISHED_INSTANCES and not exact
 
 
 def test_generated_commands_use_only_real_inspect_and_vllm_arguments(paper_plan):

@@ -22,6 +22,7 @@ import yaml
 
 from ..data.jsonl import read_utf8
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
+from ..paper_protocol import PUBLISHED_INSTANCES
 
 STUDIES = ("main", "seeds", "judges")
 #: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.
@@ -148,7 +149,8 @@ def slug(text: str) -> str:
 
 def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
     """Instances per task for the full data and each subset a study uses; exact when the data
-    can be read here, else (a hub source out of reach) the published count and a 10% estimate."""
+    can be read here, else (a hub source out of reach) the published count (the paper's, unless
+    the grid names another as ``published_instances``) and a 10% estimate."""
     from ..data.dataset import SUBSET_FRACTION, filter_instances, load_benchmark, stratified_subset
 
     data = str(grid.get("data", "hf"))
@@ -159,7 +161,8 @@ def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
     except Exception:  # the hub raises many kinds of errors when it is out of reach
         if not data.startswith("hf"):
             raise
-        published = int(grid.get("published_instances", 0))
+        # A grid over another hub dataset gives its size as ``published_instances``.
+        published = int(grid.get("published_instances", PUBLISHED_INSTANCES))
         return {
             "full": published,
             **{s: math.floor(published * SUBSET_FRACTION.get(s, 0.1) + 0.5) for s in subsets},

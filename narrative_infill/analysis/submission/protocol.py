@@ -19,12 +19,12 @@ from typing import Any
 
 from ...data.dataset import DEMO, HF_DATASET
 from ...extraction import DEFAULT_EXTRACTION
+from ...paper_protocol import CAP_FACTOR, PUBLISHED_INSTANCES, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
 from ..report.load import newest_score
 
 RANKED_TRACKS = ("full", "10pct", "demo")
 CUSTOM_TRACK = "custom"
 TRACKS = (*RANKED_TRACKS, CUSTOM_TRACK)
-PUBLISHED_INSTANCES = 9142
 PUBLISHED_SOURCE = f"hf:{HF_DATASET}"
 #: The largest share of unscored judgements a ranked run may have: samples where any grader
 #: failed, so a panel's mean over the graders left counts too.
@@ -40,12 +40,12 @@ class Protocol:
     data: tuple[str, ...]
     subset: str | None
     instances: int | None  # None: the data decides (the 10% subset of the published set)
-    temperature: float = 0.8  # paper §3.2
-    top_p: float = 0.9
+    temperature: float = TEMPERATURE
+    top_p: float = TOP_P
     prompt_variant: str = "paper"
     system_role: bool = False
     unit: None = None  # the record's own unit
-    max_tokens_factor: float = 2.0
+    max_tokens_factor: float = CAP_FACTOR
     cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
     extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
     judge_variant: str = "paper"
@@ -147,7 +147,7 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
     role are checked on what the model was sent) and the cap from the gold span's length."""
     from ...definitions import PARADIGMS
     from ...prompts import prompt_template
-    from ...solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
+    from ...solvers.infill import max_tokens_for
 
     metadata = sample.metadata or {}
     template = prompt_template(setting, protocol.prompt_variant)

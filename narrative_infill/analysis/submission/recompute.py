@@ -13,18 +13,16 @@ re-extracted answer. Whatever could not be recomputed is said in ``Recheck.unche
 
 from __future__ import annotations
 
-import math
 import random
 import secrets
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from ...definitions import DIMENSIONS, none_if_nan
+from ...definitions import DIMENSIONS, none_if_nan, same_number
 
 #: Mismatches of one kind listed by sample before the rest are only counted.
 LISTED = 5
-RESCORE_TOLERANCE = 1e-6
 
 
 @dataclass
@@ -119,7 +117,7 @@ def _judgement_problems(judged) -> list[str]:
 def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    return math.isclose(a, b, rel_tol=0, abs_tol=RESCORE_TOLERANCE)
+    return same_number(a, b)
 
 
 class _Findings:

@@ -22,10 +22,12 @@ from ...definitions import (
     ATAVG_COLUMN,
     CONTAMINATION_ROUGE,
     QAVG_COLUMN,
+    SAME_NUMBER_TOLERANCE,
     SAMPLE_ROW_FIELDS,
     SETTINGS,
     is_near_verbatim,
     none_if_nan,
+    same_number,
 )
 from .build import (
     KIND,
@@ -44,7 +46,6 @@ from .build import (
 from .protocol import PROTOCOLS, TRACKS, track_problems, unscored_problem
 from .recompute import recheck_runs
 
-TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
 #: ``CONTAMINATION_ROUGE``) above these are flagged.
 EMPTY_RATE_WARNING = 0.2
@@ -177,7 +178,7 @@ def _close(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=0, abs_tol=TOLERANCE)
+        return same_number(a, b)
     return a == b
 
 
@@ -293,7 +294,7 @@ def _check_logs(
     result.checks += [
         "every run successful, the track's complete sample set and protocol (read from the logs' headers)",
         "one model, one task version, one metric signature and one judge",
-        "every aggregate recomputed from the samples (within 1e-9)",
+        f"every aggregate recomputed from the samples (within {SAME_NUMBER_TOLERANCE:g})",
         "samples digest recomputed",
     ]
     _warnings(runs, claims, result)
@@ -323,7 +324,7 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
         if (
             "atavg" in header_scores
             and claims["atavg"]["mean"] is not None
-            and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6)
+            and not same_number(header_scores["atavg"], claims["atavg"]["mean"])
         ):
             result.warnings.append(
                 f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples "

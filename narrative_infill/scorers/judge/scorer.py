@@ -32,9 +32,10 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
-from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
+from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError, as_list, is_high, is_low
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
+from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
 from ..answer import extracted
 from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
@@ -42,7 +43,7 @@ from .schema import reply_constraint, structured_mode
 
 logger = logging.getLogger(__name__)
 
-NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
+NOT_RUN_HINT = f"inspect score LOG --scorer narrative_infill/judge --model-role grader={JUDGE_MODEL}"
 
 
 class GraderNotBound(NarrativeInfillError, RuntimeError):
@@ -55,9 +56,7 @@ def share_above(threshold: float = HIGH_QAVG, inclusive: bool = False) -> Metric
 
     def compute(scores: list[SampleScore]) -> float:
         values = [s.score.as_float() for s in scores]
-        return (
-            fmean(v >= threshold if inclusive else v > threshold for v in values) if values else float("nan")
-        )
+        return fmean(is_high(v, inclusive, threshold) for v in values) if values else float("nan")
 
     return compute
 
@@ -68,7 +67,7 @@ def share_below(threshold: float = LOW_QAVG) -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         values = [s.score.as_float() for s in scores]
-        return fmean(v < threshold for v in values) if values else float("nan")
+        return fmean(is_low(v, threshold) for v in values) if values else float("nan")
 
     return compute
 
@@ -99,7 +98,7 @@ def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model
     if not judges:
         raise GraderNotBound(
             f"the judge needs a grader model and none of the roles {roles} is bound. Add "
-            "--model-role grader=openai/gpt-4.1-mini (the paper's judge), or pass grader_model=...; "
+            f"--model-role grader={JUDGE_MODEL} (the paper's judge), or pass grader_model=...; "
             "the model under test never grades itself."
         )
     return judges
@@ -231,7 +230,7 @@ def judge(
     roles: str | list[str] = "grader",
     grader_model: str | None = None,
     retries: int = 2,
-    temperature: float = 0.0,
+    temperature: float = JUDGE_TEMPERATURE,
     probability_weighted: bool = False,
     top_logprobs: int = 5,
     max_concurrent: int = 16,
@@ -275,7 +274,7 @@ def judge(
     the share of judgements the grader failed.
     """
     prompt = judge_prompt(variant)
-    role_list = [roles] if isinstance(roles, str) else list(roles)
+    role_list = as_list(roles) or []
     structured = structured_mode(structured)  # a bad value fails here, not once per sample
     check_extraction(extraction)
     config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
