@@ -26,9 +26,11 @@ ALLOWED = {
 }
 #: ``definitions`` (the rules every room shares) and ``paper_protocol`` (the paper's run protocol)
 #: are modules that import no room.
-SHARED_ROOMS = {"prompts", "local", "definitions", "paper_protocol", "inspect_compat"}
+SHARED_ROOMS = {"prompts", "local", "definitions", "paper_protocol", "inspect_compat", "nltk_data"}
 #: Shared modules that may import nothing from the package at all.
 LEAVES = {"definitions", "paper_protocol"}
+#: Shared modules that may import only ``definitions``.
+ON_DEFINITIONS = {"inspect_compat", "nltk_data"}
 #: The entry points sit above every room.
 ENTRY_POINTS = {"_registry", "cli", "__init__"}
 
@@ -67,7 +69,7 @@ def _import_problem(path: Path) -> str | None:
         return None
     if room in LEAVES:
         return f"{name} imports from the package" if _imported_rooms(path) else None
-    if room == "inspect_compat":
+    if room in ON_DEFINITIONS:
         return f"{name} imports a room" if not _imported_rooms(path) <= {"definitions"} else None
     foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
     return f"{name} ({room}) imports {sorted(foreign - ALLOWED[room])}" if foreign - ALLOWED[room] else None
@@ -90,11 +92,24 @@ def test_modules_are_short_and_say_what_they_are_for():
     assert not problems, "\n".join(problems)
 
 
+def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
+    """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
+    imported the importer for the replay provider)."""
+    assert _imported_rooms(PACKAGE / "_registry.py") <= {"tasks", "scorers", "solvers", "local"}
+
+
 def test_rooms_are_the_documented_ones():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(ALLOWED) | {"cli"}
-    assert loose == {"__init__.py", "_registry.py", "definitions.py", "paper_protocol.py", "inspect_compat.py"}
+    assert loose == {
+        "__init__.py",
+        "_registry.py",
+        "definitions.py",
+        "paper_protocol.py",
+        "inspect_compat.py",
+        "nltk_data.py",
+    }
 
 
 _PRIVATE_PATH = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # in code or a string; __version__ is public

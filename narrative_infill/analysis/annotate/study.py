@@ -31,7 +31,13 @@ from typing import Any
 
 from ...data.atomic import atomic_file
 from ...data.records import BLANK
-from ...definitions import DIMENSIONS, NarrativeInfillError, setting_name
+from ...definitions import NarrativeInfillError, setting_name
+from ...scorers.judge.rubric import dimensions_of
+
+#: The judge prompt variant whose rubric people rate by (its dimensions, with the definitions the
+#: page shows): the paper's, so that ratings sit beside the paper judge's scores.
+STUDY_VARIANT = "paper"
+RATED = dimensions_of(STUDY_VARIANT)
 
 MANIFEST = "manifest.json"
 DEFAULT_ITEMS = 300  # the paper's human study
@@ -179,14 +185,14 @@ def study_lock(folder: Path) -> Iterator[None]:
 def check_scores(scores: Any) -> dict[str, int]:
     """The five dimensions, each an integer 1-5: ``True`` is no score, though Python counts it an int."""
     if not isinstance(scores, dict):
-        raise StudyError(f"scores must be an object with {', '.join(DIMENSIONS)}")
-    unknown = sorted(set(scores) - set(DIMENSIONS))
+        raise StudyError(f"scores must be an object with {', '.join(RATED)}")
+    unknown = sorted(set(scores) - set(RATED))
     if unknown:
-        raise StudyError(f"{', '.join(map(str, unknown))}: not a dimension ({', '.join(DIMENSIONS)})")
-    bad = [d for d in DIMENSIONS if not (type(scores.get(d)) is int and 1 <= scores[d] <= 5)]
+        raise StudyError(f"{', '.join(map(str, unknown))}: not a dimension ({', '.join(RATED)})")
+    bad = [d for d in RATED if not (type(scores.get(d)) is int and 1 <= scores[d] <= 5)]
     if bad:
         raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
-    return {d: scores[d] for d in DIMENSIONS}
+    return {d: scores[d] for d in RATED}
 
 
 def _whole(line: bytes) -> bool:
@@ -227,7 +233,7 @@ class Ratings:
                     f"{self.path}, line {number}: a rating names its 'item' (the file was edited?)"
                 )
             try:
-                check_scores({d: record.get(d) for d in DIMENSIONS})
+                check_scores({d: record.get(d) for d in RATED})
             except StudyError as err:
                 raise StudyError(f"{self.path}, line {number}: {err} (the file was edited?)") from None
             ratings[record["item"]].append(record)
@@ -267,7 +273,7 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
     with study_lock(folder):
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note", "revised"])
+        writer.writerow(["sample_id", "annotator", *RATED, "model", "setting", "note", "revised"])
         for path in ratings_files(folder):
             annotator = path.stem.removeprefix("ratings-")
             for item_id, records in sorted(Ratings(folder, annotator).history().items()):
@@ -279,7 +285,7 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
                     [
                         item["sample_id"],
                         annotator,
-                        *(record[d] for d in DIMENSIONS),
+                        *(record[d] for d in RATED),
                         item["model"],
                         item["setting"],
                         record.get("note", ""),

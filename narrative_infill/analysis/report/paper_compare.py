@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...definitions import DIMENSIONS, PARADIGMS, TELER_LEVELS
+from ...definitions import PARADIGMS, TELER_LEVELS
 from ...extraction import DEFAULT_EXTRACTION
 from ...paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, JUDGE_MODEL, SEMF1_MODEL
+from ...scorers.judge.rubric import dimensions_of
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from ...scorers.metrics.signature import BackboneSignature
 from .paper_results import model_id, paper_results
@@ -43,7 +44,8 @@ MIN_MODELS = 3
 NOT_COMPARABLE = "not comparable in level, compare rankings only"
 #: A dated snapshot of a model (``gpt-4.1-mini-2025-04-14``): the same judge as its undated name.
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}")
-JUDGED = ("qavg", *DIMENSIONS)
+#: The paper's tables report its own judge prompt's dimensions.
+JUDGED = ("qavg", *dimensions_of("paper"))
 #: Paper table -> its settings and the quantities it reports per model.
 MODEL_TABLES = {
     "table3": (TELER_LEVELS, (ATAVG, "qavg")),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from ...definitions import DIMENSIONS, none_if_nan, same_number
+from ...definitions import none_if_nan, same_number
 
 #: Mismatches of one kind listed by sample before the rest are only counted.
 LISTED = 5
@@ -86,6 +86,7 @@ def _problem(sample) -> str:
 def _judgement_problems(judged) -> list[str]:
     """Why a logged judgement is not what its graders' raw replies give (empty when it is)."""
     from ...scorers.judge.parse import JudgementError, parse_judgement
+    from ...scorers.judge.rubric import dimensions_of
 
     verdicts = (judged.metadata or {}).get("judges") or {}
     problems, values = [], []
@@ -103,11 +104,12 @@ def _judgement_problems(judged) -> list[str]:
             problems.append(f"grader {name}'s values {verdict['values']} are not its parsed scores")
         values.append(verdict["values"])
     logged = judged.value if isinstance(judged.value, dict) else {}
-    for dimension in DIMENSIONS:
+    dimensions = dimensions_of((judged.metadata or {}).get("judge_variant"))
+    for dimension in dimensions:
         expected = fmean(v[dimension] for v in values) if values else None
         if not _same(expected, none_if_nan(logged.get(dimension))):
             problems.append(f"{dimension} {logged.get(dimension)!r}, its graders give {expected!r}")
-    dims = [fmean(v[d] for v in values) for d in DIMENSIONS] if values else None
+    dims = [fmean(v[d] for v in values) for d in dimensions] if values else None
     qavg = fmean(dims) if dims else None
     if not _same(qavg, none_if_nan(logged.get("qavg"))):
         problems.append(f"qavg {logged.get('qavg')!r}, its graders give {qavg!r}")

@@ -39,6 +39,7 @@ from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
 from ..answer import extracted
 from .parse import JudgementError, parse_judgement
 from .prompt import judge_prompt
+from .rubric import dimensions_of
 from .schema import reply_constraint, structured_mode
 
 logger = logging.getLogger(__name__)
@@ -274,6 +275,7 @@ def judge(
     the share of judgements the grader failed.
     """
     prompt = judge_prompt(variant)
+    asked = dimensions_of(variant)
     role_list = as_list(roles) or []
     structured = structured_mode(structured)  # a bad value fails here, not once per sample
     check_extraction(extraction)
@@ -319,7 +321,7 @@ def judge(
                 )
             verdicts[name]["model"] = str(model)
         judged = [v for v in verdicts.values() if "values" in v]
-        dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in DIMENSIONS}
+        dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in asked}
         value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
         if len(judges) > 1:
             for name, verdict in verdicts.items():
