@@ -75,6 +75,14 @@ def test_a_toy_rubric_flows_to_the_report_the_claims_and_the_export(toy_log, tmp
     assert wit["metric_config"]["metric_name"] == "Wit" and wit["metric_config"]["max_score"] == 5.0
 
 
+def test_a_frame_without_judge_scores_has_the_default_variants_dimensions():
+    """An unjudged log's ``judge_variant`` is missing (pandas' NA): the report once read it as a variant."""
+    import pandas as pd
+
+    unjudged = pd.DataFrame({"judge_variant": pd.Series([None, None], dtype="string")})
+    assert frame_dimensions(unjudged) == frame_dimensions(pd.DataFrame()) == DIMENSIONS
+
+
 def test_an_unknown_variant_is_named():
     with pytest.raises(OptionError, match="unknown judge prompt variant 'nobody'"):
         dimensions_of("nobody")

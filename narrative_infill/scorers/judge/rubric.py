@@ -39,6 +39,8 @@ def known_dimensions() -> frozenset[str]:
 
 
 def frame_dimensions(frame) -> tuple[str, ...]:
-    """The dimensions of a report frame's judge scores, from its ``judge_variant`` column."""
-    column = frame.get("judge_variant", [])  # a frame without judge scores has no such column
-    return dimensions_of_variants(v for v in dict.fromkeys(column) if not is_missing(v))
+    """The dimensions of a report frame's judge scores, from its ``judge_variant`` column (absent,
+    or empty where no sample was judged: the default variant's)."""
+    if "judge_variant" not in frame:
+        return dimensions_of_variants([])
+    return dimensions_of_variants(str(v) for v in frame["judge_variant"].dropna().unique())
