@@ -32,10 +32,21 @@ from .definitions import NarrativeInfillError
 
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
 WORDNET_FILES = (
-    "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
-    "data.adj", "data.adv", "data.noun", "data.verb",
-    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
-)  # fmt: skip
+    "adj.exc",
+    "adv.exc",
+    "noun.exc",
+    "verb.exc",
+    "cntlist.rev",
+    "data.adj",
+    "data.adv",
+    "data.noun",
+    "data.verb",
+    "index.adj",
+    "index.adv",
+    "index.noun",
+    "index.verb",
+    "index.sense",
+)
 WORDNET_DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
 SETUP_HINT = "Run: narrative-infill setup-data"
 _LEXNAME_ROW = re.compile(r"^(\d\d)\t(\w+\.\w+)\s*\t", re.MULTILINE)
@@ -146,9 +157,13 @@ def _debian_root_with_wordnet(scratch: Path) -> Path:
         )
     try:
         subprocess.run(
-            ["apt-get", "download", *WORDNET_DEBIAN_PACKAGES], cwd=scratch, check=True,
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            ["apt-get", "download", *WORDNET_DEBIAN_PACKAGES],
+            cwd=scratch,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
         detail = getattr(err, "stderr", "") or str(err)
         raise NltkDataMissing(

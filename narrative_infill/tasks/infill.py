@@ -9,6 +9,7 @@ from importlib import resources
 import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
 
 # Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
 from narrative_infill.data.dataset import infill_dataset, load_benchmark
@@ -101,20 +102,9 @@ def infill_task(
         max_sentences=max_sentences,
     )
     quirks = Counter(quirk for sample in dataset for quirk in (sample.metadata or {})["quirks"])
-    # The scorer list is fixed here, but roles may be bound later (task_with, eval-set, Inspect Flow):
-    # the judge is always listed and looks for its grader when it scores (see judge(optional=...)).
     scorers = [metrics(backbone=backbone, extraction=extraction)]
     if judge is not False:
-        scorers.append(
-            judge_scorer(
-                variant=judge_variant,
-                roles=as_list(judge_roles) or [],
-                grader_model=grader_model,
-                structured=judge_structured,
-                extraction=extraction,
-                optional=judge is None,
-            )
-        )
+        scorers.append(_judge(judge_variant, judge_roles, grader_model, judge_structured, extraction, judge))
     return Task(
         dataset=dataset,
         solver=[
@@ -137,6 +127,20 @@ def infill_task(
             "data_quirks": dict(quirks),
             "judge": _judge_note(judge, judge_variant),
         },
+    )
+
+
+def _judge(variant: str, roles, grader_model, structured, extraction: str, judge: bool | None) -> Scorer:
+    """The task's judge, optional unless ``judge`` asks for it. The scorer list is fixed here, but
+    roles may be bound later (task_with, eval-set, Inspect Flow): the judge is always listed and
+    looks for its grader when it scores (see judge(optional=...))."""
+    return judge_scorer(
+        variant=variant,
+        roles=as_list(roles) or [],
+        grader_model=grader_model,
+        structured=structured,
+        extraction=extraction,
+        optional=judge is None,
     )
 
 

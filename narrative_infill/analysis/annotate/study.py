@@ -75,8 +75,15 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
                 or BLANK not in summary.input
             ):
                 continue
-            items.append({"sample_id": str(summary.id), "model": model, "setting": setting,
-                          "problem": summary.input, "answer": scores[key].answer or ""})  # fmt: skip
+            items.append(
+                {
+                    "sample_id": str(summary.id),
+                    "model": model,
+                    "setting": setting,
+                    "problem": summary.input,
+                    "answer": scores[key].answer or "",
+                }
+            )
     if not items:
         raise StudyError(
             "the logs hold no scored samples with a problem text and an extracted answer to rate"
@@ -129,14 +136,18 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
                 f"it"
             )
         if _eval_ids(paths) != [log["eval_id"] for log in manifest["logs"]]:
-            raise StudyError(f"{manifest_path} was drawn from other logs "
-                             f"({', '.join(log['file'] for log in manifest['logs'])}); "
-                             "give the same logs, or a new ratings folder for a new study")  # fmt: skip
+            raise StudyError(
+                f"{manifest_path} was drawn from other logs "
+                f"({', '.join(log['file'] for log in manifest['logs'])}); "
+                "give the same logs, or a new ratings folder for a new study"
+            )
         return manifest
     given = [path.name for path in ratings_files(folder)]
     if given:  # a new draw would give these ratings' item ids to other samples
-        raise StudyError(f"{folder} holds ratings ({', '.join(given)}) but no {MANIFEST}: restore it, "
-                         "or use a new ratings folder for a new study")  # fmt: skip
+        raise StudyError(
+            f"{folder} holds ratings ({', '.join(given)}) but no {MANIFEST}: restore it, "
+            "or use a new ratings folder for a new study"
+        )
     manifest = draw(paths, DEFAULT_ITEMS if n is None else n, seed)
     with atomic_file(manifest_path) as partial:
         partial.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -279,8 +290,10 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
             for item_id, records in sorted(Ratings(folder, annotator).history().items()):
                 item, record = by_item.get(item_id), records[-1]
                 if item is None:
-                    raise StudyError(f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
-                                     "(copied from another study?)")  # fmt: skip
+                    raise StudyError(
+                        f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
+                        "(copied from another study?)"
+                    )
                 writer.writerow(
                     [
                         item["sample_id"],

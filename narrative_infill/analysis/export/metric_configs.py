@@ -80,14 +80,19 @@ def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
         Share(
             "low_share",
             MetricSpec(
-                f"Low% (QAvg < {LOW_QAVG:g})", "share", _OVERLAP, True, 0.0, 1.0,
+                f"Low% (QAvg < {LOW_QAVG:g})",
+                "share",
+                _OVERLAP,
+                True,
+                0.0,
+                1.0,
                 f"share of judged samples with QAvg < {LOW_QAVG:g}",
             ),
             lambda qavg: bool(is_low(qavg)),
             "share_below",
             {"threshold": LOW_QAVG},
         ),
-    )  # fmt: skip
+    )
 
 
 _PANEL_MEMBER = re.compile(r"^qavg_(.+)$")

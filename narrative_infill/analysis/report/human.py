@@ -84,9 +84,12 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Tab
         return Absent(
             f"sample {repeated['sample_id']} (epoch {repeated['epoch']}) is in more than one run of "
             "these logs: "
-            + ("give the ratings 'model' and 'setting' columns"
-               if len(keys) < 4 else "report each run's logs on their own with the ratings of that run")
-        )  # fmt: skip
+            + (
+                "give the ratings 'model' and 'setting' columns"
+                if len(keys) < 4
+                else "report each run's logs on their own with the ratings of that run"
+            )
+        )
     judged = judged.set_index(keys)
     wide = human.pivot_table(index=keys, columns="annotator", values=list(RATED))
     rows = []

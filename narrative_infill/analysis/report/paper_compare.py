@@ -193,8 +193,14 @@ def _bootstrap(matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator) 
 
     from scipy.stats import kendalltau, rankdata, spearmanr
 
-    nan = {"kendall_tau": math.nan, "tau_low": math.nan, "tau_high": math.nan,
-           "spearman_rho": math.nan, "rho_low": math.nan, "rho_high": math.nan}  # fmt: skip
+    nan = {
+        "kendall_tau": math.nan,
+        "tau_low": math.nan,
+        "tau_high": math.nan,
+        "spearman_rho": math.nan,
+        "rho_low": math.nan,
+        "rho_high": math.nan,
+    }
     if matrix.shape[1] < MIN_MODELS or not len(matrix):
         return nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
