@@ -4,8 +4,11 @@ Runs ``narrative_infill/l2`` on the demo set against a real llama-cpp-python ser
 submits it (track demo), then makes a forgery of the same logs: every answer replaced by the gold
 span, every metric re-scored so the logs agree with themselves, the submission's hash recomputed.
 Then runs ``verify --regenerate K`` on the honest submission ``--honest`` times and on the forged
-one ``--forged`` times (each draws its own seed) and prints how many of each failed.
-Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--keep DIR]
+one ``--forged`` times (each draws its own seed) and prints how many of each failed. With
+``--seed S`` the generations are seeded (the logs record it, so the re-generation reuses it): an
+honest submission is then reproduced exactly and can never raise a false alarm, which is how
+tests/test_regeneration_local.py runs it; without it, this measures the false-alarm rate.
+Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--seed S] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import time
 from pathlib import Path
 
 
-def honest_logs(log_dir: Path) -> None:
+def honest_logs(log_dir: Path, seed: int | None = None) -> None:
     from inspect_ai import eval as inspect_eval
 
+    seeded = {} if seed is None else {"seed": seed}
     (log,) = inspect_eval(
         "narrative_infill/l2",
         model="llama-cpp-python/smollm2",
@@ -29,6 +33,7 @@ def honest_logs(log_dir: Path) -> None:
         timeout=120,
         log_dir=str(log_dir),
         display="none",
+        **seeded,
     )
     assert log.status == "success", log.error
 
@@ -64,6 +69,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=12, help="instances re-generated per check")
     parser.add_argument("--honest", type=int, default=10, help="checks of the honest submission")
     parser.add_argument("--forged", type=int, default=3, help="checks of the forged submission")
+    parser.add_argument("--seed", type=int, help="seed the generations (the re-generation reuses it)")
     parser.add_argument("--keep", type=Path, help="keep the logs and submissions here")
     args = parser.parse_args()
 
@@ -75,7 +81,7 @@ def main() -> None:
     with LocalModelServer() as server:
         os.environ.update(server.environment())
         started = time.perf_counter()
-        honest_logs(scratch / "honest")
+        honest_logs(scratch / "honest", args.seed)
         forge_gold(scratch / "honest", scratch / "forged")
         for name in ("honest", "forged"):
             write_submission(build_submission([str(scratch / name)], "demo"), scratch / f"{name}.json")

@@ -1,8 +1,10 @@
 """Definitions every room shares: one home for each rule that two rooms would otherwise copy.
 
 The judge's five dimensions, the paper's High%/Low% rule, the contamination threshold, METEOR's
-parameters, the setting names and how a log names its setting, the per-sample row of a
-submission, and the base class of the package's errors. Imports nothing from the package, so
+parameters, the setting names and how a log names its setting, how a one-or-several option
+becomes a list, when a recomputed number is the same number, the per-sample row of a
+submission, and the base class of the package's errors. (The paper's run protocol is in
+``paper_protocol``.) Imports nothing from the package, so
 any room may import it.
 """
 
@@ -39,14 +41,14 @@ HIGH_QAVG = 4.0
 LOW_QAVG = 2.0
 
 
-def is_high(qavg: Any, inclusive: bool = False) -> Any:
-    """Whether a QAvg (a float or a pandas Series) counts towards High%."""
-    return qavg >= HIGH_QAVG if inclusive else qavg > HIGH_QAVG
+def is_high(qavg: Any, inclusive: bool = False, threshold: float = HIGH_QAVG) -> Any:
+    """Whether a QAvg (a float or a pandas Series) counts towards High% (above ``threshold``)."""
+    return qavg >= threshold if inclusive else qavg > threshold
 
 
-def is_low(qavg: Any) -> Any:
-    """Whether a QAvg (a float or a pandas Series) counts towards Low%."""
-    return qavg < LOW_QAVG
+def is_low(qavg: Any, threshold: float = LOW_QAVG) -> Any:
+    """Whether a QAvg (a float or a pandas Series) counts towards Low% (below ``threshold``)."""
+    return qavg < threshold
 
 
 def high_label(inclusive: bool = False) -> str:
@@ -75,6 +77,30 @@ SETTINGS = TELER_LEVELS + PARADIGMS
 def setting_name(metadata: Mapping[str, Any] | None, task_name: str) -> str:
     """A log's setting: its task's ``template`` metadata, else the registered task name's last part."""
     return (metadata or {}).get("template") or str(task_name).split("/")[-1]
+
+
+def as_list(value: Any) -> list[Any] | None:
+    """An option that takes one value or several, as a list (None when not given): a comma string
+    splits (``-T domain=a,b``, ``-T judge_roles=grader,grader2``), a YAML list stays a list."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple, set)):
+        return list(value)
+    return [value]
+
+
+#: How far a recomputed number may sit from the logged one and still be the same number. A model
+#: forward pass in another batch or on other hardware moves BERTScore and Sem-F1 by up to 8.9e-7
+#: (benchmarks/metrics_parity.py over the 9,800 shared outputs), summing in another order moves a
+#: mean by ~1e-15; no table shows more than 4 decimals. A larger difference is a changed number.
+SAME_NUMBER_TOLERANCE = 1e-6
+
+
+def same_number(a: float, b: float) -> bool:
+    """Whether two numbers, one of them recomputed, are the same within ``SAME_NUMBER_TOLERANCE``."""
+    return math.isclose(a, b, rel_tol=0, abs_tol=SAME_NUMBER_TOLERANCE)
 
 
 def is_missing(value: Any) -> bool:

@@ -48,13 +48,23 @@ def replayed_sample(sample: Any, prompt: str, response: str, model: str, like: A
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 
     return EvalSample(
-        id=sample.id, epoch=1, input=sample.input, target=sample.target,
+        id=sample.id,
+        epoch=1,
+        input=sample.input,
+        target=sample.target,
         messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=response, model=model)],
         output=ModelOutput.from_content(model=model, content=response),
-        metadata=sample.metadata, scores={}, store={}, events=[], model_usage={},
-        started_at=like.started_at, completed_at=like.completed_at, total_time=0.0, working_time=0.0,
+        metadata=sample.metadata,
+        scores={},
+        store={},
+        events=[],
+        model_usage={},
+        started_at=like.started_at,
+        completed_at=like.completed_at,
+        total_time=0.0,
+        working_time=0.0,
         uuid=shortuuid.uuid(),
-    )  # fmt: skip
+    )
 
 
 def add_samples(log: Any, samples: list[Any]) -> None:

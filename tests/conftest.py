@@ -1,9 +1,12 @@
 """Shared fixtures: real benchmark rows from ../shared (tests that read ../shared skip without it:
-the ``shared`` marker or this fixture), and offline, per-test log directories."""
+the ``shared`` marker or this fixture), and offline, per-test log directories. With
+``NARRATIVE_INFILL_TEST_IDS=FILE`` every test that runs appends its id to FILE: CI checks that its
+runs of the tiers together ran every collected test (``.ci/check-tiers``)."""
 
 from __future__ import annotations
 
 import csv
+import os
 
 import pytest
 from helpers import BENCHMARK_CSV, require_shared
@@ -11,6 +14,13 @@ from helpers import BENCHMARK_CSV, require_shared
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared: reads ../shared; skips when it is absent (fails in CI)")
+
+
+def pytest_runtest_logreport(report):
+    record = os.environ.get("NARRATIVE_INFILL_TEST_IDS")
+    if record and report.when == "setup":
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(report.nodeid + "\n")
 
 
 def pytest_runtest_setup(item):

@@ -157,6 +157,7 @@ def test_bad_input_is_named(logs, tmp_path, capsys):
     assert "letters, digits" in capsys.readouterr().err
 
 
+@pytest.mark.browser
 @heavy
 def test_rate_in_a_browser_kill_the_server_resume_and_report_table2(logs, tmp_path):
 
@@ -328,6 +329,7 @@ def nothing_saved(folder):
     return not (folder / "ratings-ann.jsonl").exists() and not (folder / "ratings.csv").exists()
 
 
+@pytest.mark.subprocess
 def test_another_page_cannot_rate_or_read_the_token(rating_server):
     folder, port = rating_server
     # The review's reproduction: a simple text/plain POST from another page, sent without a preflight.
@@ -368,6 +370,7 @@ def test_another_page_cannot_rate_or_read_the_token(rating_server):
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 3
 
 
+@pytest.mark.subprocess
 def test_the_page_cannot_be_framed_by_another_page(rating_server):
     """Clickjacking: another page framing the rating page would send the right token on the user's keys."""
     connection = http.client.HTTPConnection("127.0.0.1", rating_server[1], timeout=60)
@@ -380,6 +383,7 @@ def test_the_page_cannot_be_framed_by_another_page(rating_server):
     )
 
 
+@pytest.mark.subprocess
 def test_a_body_over_64_kb_is_refused_unread(rating_server):
     folder, port = rating_server
     token = token_of(port)
@@ -397,6 +401,7 @@ def test_a_body_over_64_kb_is_refused_unread(rating_server):
     assert rate_request(port, token, note="x" * 60_000)[0] == 200  # a long note under the cap is kept
 
 
+@pytest.mark.subprocess
 def test_scores_are_integers_never_booleans(rating_server, tmp_path):
     folder, port = rating_server
     token = token_of(port)
@@ -413,6 +418,7 @@ def test_scores_are_integers_never_booleans(rating_server, tmp_path):
     assert len(read_human_ratings(str(folder / "ratings.csv"))) == 1  # what report --human reads
 
 
+@pytest.mark.subprocess
 def test_the_server_stops_on_sigint_and_sigterm_even_when_sigint_was_ignored(tmp_path):
     """A shell that starts a command in the background (``cmd &`` in a script) hands it SIGINT
     ignored; the rating server still stops cleanly on SIGINT and on SIGTERM."""
@@ -429,6 +435,7 @@ def test_the_server_stops_on_sigint_and_sigterm_even_when_sigint_was_ignored(tmp
             server.kill()
 
 
+@pytest.mark.subprocess
 def test_a_revised_rating_is_marked_and_the_earlier_one_kept(rating_server):
     folder, port = rating_server
     token = token_of(port)
@@ -486,6 +493,7 @@ def wait_for(condition, what):
         time.sleep(0.01)
 
 
+@pytest.mark.subprocess
 def test_two_annotators_servers_saving_interleaved_lose_no_rating(tmp_path):
     folder, control = small_study(tmp_path / "study"), tmp_path / "control"
     control.mkdir()
@@ -531,6 +539,7 @@ def csv_rows(folder):
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.subprocess
 def test_a_server_killed_mid_save_exports_that_rating_when_it_restarts(tmp_path):
     """Killed after the append and before ratings.csv: the page shows the item rated after the
     restart, so nobody re-rates it, and its rating must reach the export without another save."""
@@ -553,6 +562,7 @@ def test_a_server_killed_mid_save_exports_that_rating_when_it_restarts(tmp_path)
         stop(server)
 
 
+@pytest.mark.subprocess
 def test_an_export_that_cannot_be_written_is_answered_and_the_rating_kept(rating_server):
     """Two failures, two answers: the rating not written at all ("Not saved", the file named), or
     kept while only the export failed ("saved": true, where it is kept, why the export failed),
@@ -578,6 +588,7 @@ def test_an_export_that_cannot_be_written_is_answered_and_the_rating_kept(rating
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
 
 
+@pytest.mark.subprocess
 def test_an_export_failing_on_another_annotators_file_says_the_rating_is_kept(rating_server):
     """Reading another annotator's file fails (here: not UTF-8) after this rating is on disk: the
     decoding error was answered as a bad request, which the page showed as "Not saved", and it did
@@ -590,6 +601,7 @@ def test_an_export_failing_on_another_annotators_file_says_the_rating_is_kept(ra
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
 
 
+@pytest.mark.browser
 def test_the_page_says_a_rating_is_kept_when_only_the_export_failed(tmp_path):
     """The page showed "Not saved: saved in ratings-ann.jsonl, but ..." and stayed on the item (a
     second Enter then saved it again, marked revised). Now: the item counts as rated, the page moves
@@ -650,6 +662,7 @@ def test_a_folder_with_ratings_is_never_given_a_new_draw(tmp_path):
     assert not (folder / "manifest.json").exists()
 
 
+@pytest.mark.subprocess
 def test_a_note_that_is_not_text_is_refused(rating_server):
     folder, port = rating_server
     token = token_of(port)
@@ -659,6 +672,7 @@ def test_a_note_that_is_not_text_is_refused(rating_server):
     assert rate_request(port, token, note=None)[0] == 200  # no note at all
 
 
+@pytest.mark.subprocess
 def test_a_rating_of_an_item_outside_the_study_is_named_not_dropped(rating_server):
     folder, port = rating_server
     (folder / "ratings-ann.jsonl").write_text(json.dumps({"item": "item-0099", **SCORES}) + "\n")
@@ -666,6 +680,7 @@ def test_a_rating_of_an_item_outside_the_study_is_named_not_dropped(rating_serve
     assert status == 500 and b"item-0099" in answer and json.loads(answer)["saved"] is True  # this one is kept
 
 
+@pytest.mark.browser
 def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path):
     """An impatient annotator: Enter twice, or Enter then the right arrow, before the first save is
     answered. The item is saved once (never marked revised) and the page lands on the next item."""
@@ -698,6 +713,7 @@ def test_enter_pressed_again_while_saving_saves_once_and_skips_no_item(tmp_path)
     assert len((folder / "ratings-ann.jsonl").read_text().splitlines()) == 1
 
 
+@pytest.mark.subprocess
 def test_a_stale_annotator_lock_naming_a_live_process_does_not_lock_the_annotator_out(tmp_path):
     """Killed with -9, the server leaves its lock file; after a reboot (or long enough) its process id
     belongs to another program, which must not keep the annotator out. A running server still does."""

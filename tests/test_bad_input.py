@@ -40,6 +40,7 @@ def bad_line_7(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.subprocess
 def test_inspect_eval_prints_a_data_error_without_a_traceback(bad_line_7, tmp_path):
     done = _inspect("eval", "narrative_infill/l2", "-T", f"data={bad_line_7}", "--model", "mockllm/model",
                     "--limit", "1", cwd=tmp_path)  # fmt: skip
@@ -49,6 +50,7 @@ def test_inspect_eval_prints_a_data_error_without_a_traceback(bad_line_7, tmp_pa
     assert "Traceback" not in output
 
 
+@pytest.mark.subprocess
 def test_inspect_score_shows_a_bad_scorer_option_instead_of_scorer_not_found(tmp_path):
     [log] = eval(
         infill_task("l2", data="demo", judge=False), model=mock_model(lambda m, c: "<ANSWER>x.</ANSWER>"),

@@ -10,8 +10,8 @@ import yaml
 from helpers import REPO, SHARED, require
 from inspect_ai.util import registry_create
 
-from narrative_infill.analysis.submission.protocol import PUBLISHED_INSTANCES
 from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
+from narrative_infill.paper_protocol import BERTSCORE_MODEL, PUBLISHED_INSTANCES, SEMF1_MODEL
 from narrative_infill.tasks.infill import TASK_VERSION
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))
@@ -39,6 +39,7 @@ def test_the_entry_lists_every_benchmark_task_with_its_file():
 
 
 def test_version_and_sizes_are_the_tasks_own():
+    """eval.yaml is the version's home (the tasks read it); its sizes restate paper_protocol's."""
     assert ENTRY["version"] == TASK_VERSION
     for entry in ENTRY["tasks"]:
         task = registry_create("task", f"narrative_infill/{entry['name']}", data="demo")
@@ -72,11 +73,10 @@ def test_every_hub_asset_the_tasks_fetch_is_listed_with_its_state():
     Register asks for each such asset and whether it is pinned. The tasks read the dataset at the
     hub's main branch unless ``-T revision=`` pins one: floating, unless the default changes."""
     from narrative_infill.data.dataset import HF_DATASET
-    from narrative_infill.scorers.metrics.embedding import PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL
     from narrative_infill.tasks.infill import infill_task
 
     assets = {asset["source"]: asset for asset in ENTRY["external_assets"]}
-    assert set(assets) == {HF_DATASET, PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL}
+    assert set(assets) == {HF_DATASET, BERTSCORE_MODEL, SEMF1_MODEL}
     for asset in assets.values():
         assert asset["type"] == "huggingface" and asset["state"] in {"pinned", "floating"}, asset
         assert asset["fetch_method"], asset

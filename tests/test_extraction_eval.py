@@ -47,6 +47,7 @@ def test_extract_eval_reports_the_figures_by_status_and_model(tmp_path, capsys):
     assert "expected: 'He was out of flour.'" in out and "got:      'Eggs, please.'" in out
 
 
+@pytest.mark.subprocess
 @pytest.mark.shared
 def test_extract_eval_stops_quietly_when_its_reader_goes_away():
     read_end, write_end = os.pipe()

@@ -16,7 +16,15 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.cli import main
-from narrative_infill.grid.plan import VLLM_PROVIDER_ARGS, VLLM_SERVE_ARGS, GridError, load_grid, plan
+from narrative_infill.grid.plan import (
+    VLLM_PROVIDER_ARGS,
+    VLLM_SERVE_ARGS,
+    GridError,
+    instance_counts,
+    load_grid,
+    plan,
+)
+from narrative_infill.paper_protocol import JUDGE_MODEL, PUBLISHED_INSTANCES
 
 from helpers import SHARED
 
@@ -44,6 +52,21 @@ def test_the_paper_grid_is_180_generation_runs_plus_the_robustness_studies(paper
     assert (
         "seeds: 30 command(s), 30 generation runs" in out and "judges: 4 command(s), 4 generation runs" in out
     )
+
+
+def test_the_paper_grid_takes_the_judge_and_the_size_from_the_paper_protocol(monkeypatch):
+    """The grid file restates the judge (a test holds it to paper_protocol) and leaves the size to it."""
+    grid = load_grid("paper")
+    assert grid["judge"] == {"grader": JUDGE_MODEL}
+    assert grid["studies"]["judges"]["judges"]["grader"] == JUDGE_MODEL
+    assert "published_instances" not in grid
+
+    def unreachable(*args, **kwargs):
+        raise OSError("the hub is out of reach")
+
+    monkeypatch.setattr("narrative_infill.data.dataset.load_benchmark", unreachable)
+    counts, exact = instance_counts(grid)
+    assert counts["full"] == PUBLISHED_INSTANCES and not exact
 
 
 def test_generated_commands_use_only_real_inspect_and_vllm_arguments(paper_plan):
@@ -106,7 +129,9 @@ SCRIPTED_PROVIDER = textwrap.dedent('''
             super().__init__(model_name, base_url, api_key, [], config)
 
         async def generate(self, input, tools, tool_choice, config):
-            await asyncio.sleep(float(os.environ.get("SCRIPTED_DELAY_S", "0")))
+            gate = os.environ.get("SCRIPTED_GATE")  # Beta answers only once the test opens the gate
+            while gate and self.model_name == "beta" and not os.path.exists(gate):
+                await asyncio.sleep(0.05)
             judging = "CANDIDATE INFILL" in input[-1].text
             content = VALID if judging else f"<ANSWER>The {self.model_name} family went home together.</ANSWER>"
             output = ModelOutput.from_content(model=self.model_name, content=content)
@@ -127,6 +152,7 @@ models:
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.heavy
 def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path):
     (tmp_path / "site").mkdir()
@@ -134,7 +160,8 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     grid_file = tmp_path / "scripted.yaml"
     grid_file.write_text(SCRIPTED_GRID)
     log_dir = tmp_path / "logs"
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "SCRIPTED_DELAY_S": "0.2"}
+    gate = tmp_path / "gate"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "SCRIPTED_GATE": str(gate)}
     command = [
         sys.executable,
         "-m",
@@ -156,6 +183,8 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     started = time.monotonic()
     first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 600
+    # No timing: Beta's model waits at the gate, so the interruption lands with Alpha done and no Beta
+    # task finished, however loaded the machine is.
     while not list((log_dir / "main" / "Beta").glob("*.eval")):  # Alpha done, Beta under way
         assert first.poll() is None and time.monotonic() < deadline, (
             first.stdout.read() if first.poll() is not None else "timed out"
@@ -165,7 +194,8 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     output = first.communicate(timeout=180)[0]
     assert first.returncode != 0 and "run the same grid command again to resume" in output
     alpha = {p: p.stat().st_mtime_ns for p in successful("Alpha")}
-    assert len(alpha) == 9 and len(successful("Beta")) < 9
+    assert len(alpha) == 9 and not successful("Beta")
+    gate.touch()
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in successful("Alpha")} == alpha  # finished work is not run again

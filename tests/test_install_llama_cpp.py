@@ -67,6 +67,7 @@ def install(tmp_path):
     return run
 
 
+@pytest.mark.subprocess
 def test_the_cached_wheel_is_keyed_by_the_flags(install):
     [build] = install().builds
     assert "-DGGML_NATIVE=OFF" in build["env"]["CMAKE_ARGS"]
@@ -77,6 +78,7 @@ def test_the_cached_wheel_is_keyed_by_the_flags(install):
     assert reused.builds == [] and PORTABLE in reused.installed  # the first build is still there
 
 
+@pytest.mark.subprocess
 def test_the_build_sees_only_the_chosen_flags(install):
     """CFLAGS=-march=native (or scikit-build's own variables) in the user's environment would build
     a native wheel and cache it under the portable key; an index with a prebuilt wheel would skip
@@ -97,6 +99,7 @@ def cache_folder(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.subprocess
 def test_a_wheel_copied_into_the_cache_by_hand_is_rebuilt_not_installed(install, tmp_path):
     """A native wheel dropped into the portable key's folder (shared cache, image, a hurried user)
     has no build stamp: the script says so and builds its own."""
@@ -115,6 +118,7 @@ def test_a_wheel_copied_into_the_cache_by_hand_is_rebuilt_not_installed(install,
     assert install().builds == []  # the rebuilt wheel is stamped, so reused
 
 
+@pytest.mark.subprocess
 def test_a_cached_wheel_replaced_after_its_build_is_rebuilt(install, tmp_path):
     install()
     (cache_folder(tmp_path) / WHEEL).write_bytes(
@@ -125,6 +129,7 @@ def test_a_cached_wheel_replaced_after_its_build_is_rebuilt(install, tmp_path):
     assert "sha256" in run.stderr and "rebuilding" in run.stderr, run.stderr
 
 
+@pytest.mark.subprocess
 def test_a_cache_folder_stamped_for_other_flags_is_rebuilt(install, tmp_path):
     """A whole folder, wheel and stamp, built with -DGGML_NATIVE=ON and copied under the portable key."""
     install(LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON")

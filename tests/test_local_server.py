@@ -4,7 +4,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from inspect_ai import eval
@@ -39,10 +38,10 @@ def test_port_in_use_is_a_clear_error():
 def test_server_that_dies_is_reported_not_waited_on(tmp_path):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 64)
-    started = time.monotonic()
+    # No clock: a start-up that waited on the dead server would end in "did not answer within"
+    # (after the hour given here, or at pytest's timeout), never in the server's exit status.
     with pytest.raises(LocalServerError, match="exited with status"):
-        LocalModelServer(broken, port=free_port(), startup_timeout=60).start()
-    assert time.monotonic() - started < 60
+        LocalModelServer(broken, port=free_port(), startup_timeout=3600).start()
 
 
 def eval_demo_on_local_server(monkeypatch, tmp_path, limit, grader=False):

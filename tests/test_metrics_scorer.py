@@ -68,6 +68,7 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         assert list(result.value)[0] == "atavg" and result.metadata["truncated"] is False
 
 
+@pytest.mark.subprocess
 def test_inspect_score_appends_metrics_to_an_existing_log(tmp_path):
     log_dir = tmp_path / "logs"
     eval(

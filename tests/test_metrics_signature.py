@@ -31,6 +31,16 @@ def test_a_rendered_signature_parses_back_to_the_same_record():
     assert BackboneSignature.parse("rouge1=rouge-score-0.1.2") is None
 
 
+def test_a_signature_parses_whatever_segments_follow_it():
+    """The parse once ended the fallback reason at a lookahead for `` | rouge1=``: a signature whose
+    next segment was another metric took that metric into the reason."""
+    fallback = BackboneSignature("m:with:colons", 6, "0.3.13", "5.2", "s", "256", "6.2", "no roberta here")
+    for after in ("", " | extraction=ours", " | chrf=sacrebleu:nrefs:1 | rouge1=rouge-score-0.1.2"):
+        assert BackboneSignature.parse(str(fallback) + after) == fallback
+    broken = str(PAPER).replace(":no-idf:", ":idf:")
+    assert BackboneSignature.parse(broken) is None
+
+
 @pytest.mark.heavy  # the signature names the installed bert-score and sentence-transformers versions
 def test_the_signature_loads_no_model(monkeypatch):
     def refuse(model):

@@ -10,11 +10,7 @@ import pytest
 from narrative_infill.analysis.report.paper_compare import NOT_COMPARABLE, compare_with_paper, paper_name
 from narrative_infill.analysis.report.paper_results import paper_results
 from narrative_infill.analysis.report.sensitivity import sensitivity_table
-from narrative_infill.scorers.metrics.embedding import (
-    PAPER_BERTSCORE_LAYER,
-    PAPER_BERTSCORE_MODEL,
-    PAPER_SEMF1_MODEL,
-)
+from narrative_infill.paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, SEMF1_MODEL
 from narrative_infill.scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature
 
 LEXICAL = " | rouge1=rouge-score-0.1.2 | chrF2"
@@ -26,7 +22,7 @@ def _signature(bert: str, layer: int, semf1: str) -> str:
 
 
 MINILM = _signature(MINILM_DISPLAY, 6, MINILM_DISPLAY)
-PAPER = _signature(PAPER_BERTSCORE_MODEL, PAPER_BERTSCORE_LAYER, PAPER_SEMF1_MODEL)
+PAPER = _signature(BERTSCORE_MODEL, BERTSCORE_LAYER, SEMF1_MODEL)
 MODELS = {  # log model -> its paper name
     "vllm/meta-llama/Llama-3.1-8B-Instruct": "LLaMA-3.1-8B",
     "vllm/google/gemma-2-2b-it": "Gemma-2-2B",

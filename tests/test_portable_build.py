@@ -55,6 +55,7 @@ def installed_libraries() -> list[Path]:
     return list(unique.values())
 
 
+@pytest.mark.subprocess
 @pytest.mark.heavy
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 instruction sets")
 def test_installed_llama_cpp_libraries_need_nothing_beyond_x86_64_v3():
@@ -64,6 +65,7 @@ def test_installed_llama_cpp_libraries_need_nothing_beyond_x86_64_v3():
     assert not {name: kinds for name, kinds in found.items() if kinds}, found
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 instruction sets")
 def test_without_objdump_the_disassembly_skips_and_in_ci_fails(tmp_path):
     """A CI machine without binutils must not pass the portability check by skipping it."""

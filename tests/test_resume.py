@@ -1,8 +1,8 @@
 """Interruption and resume with real parts: the llama.cpp server with SmolLM2, Inspect's own
 ``eval``, ``eval-retry`` and ``eval-set`` commands, ``narrative-infill serve`` and ``report``.
 
-Nothing here is mocked: the server is killed or the command signalled mid-run, and the logs
-and the report must still count every sample exactly once.
+The server dies after a fixed number of answers (a stand-in) or the command is signalled mid-run
+(the real server), and the logs and the report must still count every sample exactly once.
 """
 
 from __future__ import annotations
@@ -19,14 +19,18 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.cli import main
-from narrative_infill.local.server import LocalModelServer, port_in_use
-
-pytestmark = pytest.mark.local_server
+from narrative_infill.local.server import SERVER_COMMAND_VARIABLE, LocalModelServer, port_in_use
 
 BIN = Path(sys.executable).parent
 #: Two samples at a time, so that a run is still going when the test interrupts it.
 EVAL_OPTIONS = ["--model", "llama-cpp-python/smollm2", "-T", "data=demo", "--max-retries", "1", "--timeout", "30",
                 "--max-samples", "2", "--display", "plain"]  # fmt: skip
+#: Against the stand-in: one sample at a time, so that each answer is one finished sample.
+STANDIN_OPTIONS = ["--model", "llama-cpp-python/smollm2", "-T", "data=demo", "-T", "backbone=minilm",
+                   "--max-retries", "1", "--timeout", "30", "--max-samples", "1", "--display", "plain"]  # fmt: skip
+STANDIN = Path(__file__).with_name("standin_llama_server.py")
+#: Completions the stand-in answers before it dies.
+ANSWERS = 5
 
 
 def free_port() -> int:
@@ -58,28 +62,29 @@ def started_samples(log_dir: Path) -> int:
         return 0
 
 
-def test_a_killed_server_ends_the_run_with_errors_and_eval_retry_completes_it_once(tmp_path):
+@pytest.mark.subprocess
+def test_a_server_dead_after_n_answers_ends_the_run_and_eval_retry_completes_it_once(tmp_path, monkeypatch):
+    """No timing: a stand-in server answers ANSWERS completions and dies on the next, one sample
+    at a time, so the run ends in an error with exactly ANSWERS samples done, whatever the load."""
+    monkeypatch.setenv(SERVER_COMMAND_VARIABLE, f"{sys.executable} {STANDIN}")
+    monkeypatch.setenv("STANDIN_ANSWERS", str(ANSWERS))
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
     log_dir, port = tmp_path / "logs", free_port()
-    server = LocalModelServer(port=port).start()
-    env = {**os.environ, **server.environment(), "INSPECT_LOG_DIR": str(log_dir)}
-    try:
-        run = subprocess.Popen([str(BIN / "inspect"), "eval", "narrative_infill/l2", *EVAL_OPTIONS, "--log-buffer", "1"],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        wait_for(lambda: started_samples(log_dir) >= 3, 180, "a few samples to finish")
-        server._process.kill()  # the fault: the model server dies mid-run
-        run.wait(
-            timeout=300
-        )  # ends, does not hang (inspect eval exits 0 even when the log records the error)
-        [failed] = logs(log_dir)
-        interrupted = read_eval_log(str(failed))  # readable
-        done = [s for s in interrupted.samples if not s.error]
-        assert interrupted.status == "error" and 0 < len(done) < 24
-    finally:
-        server.stop()
-    with LocalModelServer(port=port) as again:  # a new server, with a new key
+    with LocalModelServer(model, port=port) as server:
+        env = {**os.environ, **server.environment(), "INSPECT_LOG_DIR": str(log_dir)}
+        command = [str(BIN / "inspect"), "eval", "narrative_infill/l2", *STANDIN_OPTIONS]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, run.stderr[-2000:]  # inspect eval exits 0; the log records the error
+    [failed] = logs(log_dir)
+    interrupted = read_eval_log(str(failed))  # readable
+    done = [s for s in interrupted.samples if not s.error]
+    assert interrupted.status == "error" and len(done) == ANSWERS
+    monkeypatch.setenv("STANDIN_ANSWERS", "all")
+    with LocalModelServer(model, port=port) as again:  # a new server, with a new key
         retry = subprocess.run([str(BIN / "inspect"), "eval-retry", str(failed), "--max-retries", "1", "--timeout", "60",
                                 "--display", "plain"], env={**env, **again.environment()}, capture_output=True, text=True,
-                               timeout=600)  # fmt: skip
+                               timeout=900)  # fmt: skip
     assert retry.returncode == 0, retry.stderr[-2000:]
     completed = [read_eval_log(str(path)) for path in logs(log_dir) if path != failed]
     assert [log.status for log in completed] == ["success"]
@@ -99,6 +104,7 @@ def _serve(port: int, *command: str, env: dict, ignore_sigint: bool = False) -> 
     )  # fmt: skip
 
 
+@pytest.mark.local_server
 @pytest.mark.parametrize(
     "ignore_sigint", [False, True], ids=["foreground", "started-by-a-shell-in-the-background"]
 )
@@ -122,6 +128,7 @@ def test_sigterm_to_serve_leaves_a_readable_log_and_no_server(tmp_path, ignore_s
     )  # no server left
 
 
+@pytest.mark.local_server
 def test_an_interrupted_eval_set_rerun_does_only_what_is_missing(tmp_path):
     log_dir, port = tmp_path / "logs", free_port()
     command = ["eval-set", "narrative_infill/l1", "narrative_infill/l2", *EVAL_OPTIONS, "-T", "domain=sind",

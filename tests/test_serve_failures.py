@@ -50,6 +50,7 @@ def test_exit_statuses_are_named():
     assert "scripts/setup.sh" in sigill
 
 
+@pytest.mark.subprocess
 def test_a_server_dying_at_start_up_is_named_with_its_log(standin, monkeypatch):
     monkeypatch.setenv("STANDIN_DIE_AT_START", "1")
     server = LocalModelServer(standin, port=free_port(), startup_timeout=60)
@@ -83,6 +84,7 @@ except KeyboardInterrupt:
 """
 
 
+@pytest.mark.subprocess
 def test_serve_stops_its_command_and_names_a_sigill_of_the_server(standin, tmp_path):
     mark, port = tmp_path / "client.txt", free_port()
     result = subprocess.run(
@@ -101,6 +103,7 @@ def test_serve_stops_its_command_and_names_a_sigill_of_the_server(standin, tmp_p
     Path(result.stderr.split("end of the server's log (")[1].split("):")[0]).unlink()
 
 
+@pytest.mark.subprocess
 def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, tmp_path, monkeypatch):
     """The issue's report: the eval waited on connection errors and nothing said the server had died.
     The server's key is in none of what serve, the eval or its log show."""
@@ -128,6 +131,7 @@ def test_an_inspect_eval_through_serve_is_stopped_when_the_server_dies(standin, 
     Path(result.stderr.split("end of the server's log (")[1].split("):")[0]).unlink()
 
 
+@pytest.mark.subprocess
 def test_each_server_gets_its_own_random_key(standin):
     first, second = LocalModelServer(standin), LocalModelServer(standin)
     assert first.api_key != second.api_key and len(first.api_key) >= 32
@@ -204,6 +208,7 @@ def test_the_setup_smoke_fails_when_nothing_was_generated(monkeypatch, tmp_path)
         smoke.smoke_generation()
 
 
+@pytest.mark.subprocess
 def test_serve_with_a_command_that_cannot_start_says_so_and_stops_the_server(standin):
     port = free_port()
     result = subprocess.run(
@@ -217,6 +222,7 @@ def test_serve_with_a_command_that_cannot_start_says_so_and_stops_the_server(sta
     assert not port_in_use(port)
 
 
+@pytest.mark.subprocess
 def test_serve_without_a_command_ends_naming_the_death_of_its_server(standin):
     """`serve` alone (the user evals from another shell): the server's SIGILL ends it, by name."""
     port = free_port()
@@ -252,6 +258,7 @@ def test_serve_without_a_command_ends_naming_the_death_of_its_server(standin):
     Path(error.split("end of the server's log (")[1].split("):")[0]).unlink()
 
 
+@pytest.mark.subprocess
 def test_serve_stops_the_server_when_its_command_ends_first_and_passes_on_its_status(standin):
     port = free_port()
     result = subprocess.run(

@@ -49,6 +49,7 @@ def run_probes(tests: Path, **env: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.subprocess
 def test_without_shared_they_skip_naming_the_folder(bare_clone):
     result = run_probes(bare_clone)
     assert result.returncode == 0, result.stdout
@@ -57,6 +58,7 @@ def test_without_shared_they_skip_naming_the_folder(bare_clone):
     assert result.stdout.count(f"needs the ../shared folder ({folder}") == 2, result.stdout
 
 
+@pytest.mark.subprocess
 def test_in_ci_a_missing_shared_fails(bare_clone):
     result = run_probes(bare_clone, **{NO_SKIP_VARIABLE: "1"})
     assert result.returncode == 1

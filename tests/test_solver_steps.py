@@ -5,7 +5,7 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
 
-from narrative_infill.analysis.importer import replay_output
+from narrative_infill.solvers.replay import replay_output
 from narrative_infill.data.dataset import infill_dataset
 from narrative_infill.prompts import PAPER, prompt_template
 from narrative_infill.solvers import generate_infill, infill_prompt

@@ -1,15 +1,15 @@
 """Decoding settings reach the model: the per-sample length cap, temperature and top-p."""
 
 import pytest
+from helpers import mock_model, mock_output
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig
 
 from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.definitions import OptionError
-from narrative_infill.solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
+from narrative_infill.paper_protocol import REASONING_MAX_TOKENS
+from narrative_infill.solvers.infill import max_tokens_for
 from narrative_infill.tasks import infill_task
-
-from helpers import mock_model, mock_output
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 

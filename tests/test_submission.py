@@ -249,6 +249,7 @@ def test_leaderboard_files_rank_with_intervals_and_show_baselines(site):
     assert "<script src" not in html and "http" not in html.split("<body>")[1]  # self-contained, no network
 
 
+@pytest.mark.browser
 def test_the_page_sorts_and_filters_in_a_real_browser(site):
 
     data = json.loads((site / "leaderboard.json").read_text())
@@ -273,6 +274,7 @@ def test_the_page_sorts_and_filters_in_a_real_browser(site):
     print(f"browser test: {time.monotonic() - started:.1f} s")
 
 
+@pytest.mark.browser
 def test_bundle_logs_links_each_entry_to_a_viewer_that_loads_its_logs(submissions, logs, tmp_path):
     import functools
     import http.server

@@ -76,3 +76,21 @@ def test_eval_set_mixes_with_another_suite(tmp_path):
     assert sorted(log.eval.task for log in logs) == ["arithmetic", "narrative_infill/l2"]
     assert all(log.status == "success" for log in logs)
     assert len(list_eval_logs(str(log_dir))) == 2
+
+
+@pytest.mark.parametrize("roles", ["grader,grader2", ["grader", "grader2"]])
+def test_judge_roles_split_as_the_data_filters_do(monkeypatch, roles):
+    """``-T judge_roles=grader,grader2`` was one role named "grader,grader2" while ``-T domain=a,b``
+    was two domains: both now go through definitions.as_list."""
+    import narrative_infill.tasks.infill as infill
+
+    asked = {}
+    real = infill.judge_scorer
+
+    def spy(**kwargs):
+        asked.update(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(infill, "judge_scorer", spy)
+    infill.infill_task("l2", data="demo", judge_roles=roles, backbone="minilm")
+    assert asked["roles"] == ["grader", "grader2"]

@@ -234,6 +234,7 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
     assert len({r["group_label"] for r in rows}) == 5
 
 
+@pytest.mark.browser
 def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: F811
 
     hostile = "x<!--<script>alert(1)</script>"

@@ -2,9 +2,9 @@
 same fields) into Inspect ``.eval`` logs, one per (model, task).
 
 Mechanism: each (model, task) group becomes an Inspect task whose solver replays the stored
-response as the model's output, run with the model name ``replay/<original model>``. The
-``replay`` provider never generates (it raises if asked to). The logs are ordinary Inspect
-logs: they open in ``inspect view``, ``inspect score`` rescores them with
+response as the model's output, run with the model name ``replay/<original model>``
+(``solvers.replay``). The ``replay`` provider never generates (it raises if asked to). The
+logs are ordinary Inspect logs: they open in ``inspect view``, ``inspect score`` rescores them with
 ``narrative_infill/metrics`` or ``narrative_infill/judge``, and the sample input is the
 problem (as in the package's own tasks) while the conversation holds the original prompt.
 """
@@ -19,21 +19,13 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import (
-    ChatMessageAssistant,
-    ChatMessageUser,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    modelapi,
-)
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..data.atomic import atomic_dir
 from ..data.jsonl import iter_jsonl, read_csv_frame
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
 from ..inspect_compat import add_samples, replayed_sample
+from ..solvers.replay import replay_output
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
@@ -63,43 +55,6 @@ class ImportRowError(NarrativeInfillError, ValueError):
 
 class ImportTargetError(NarrativeInfillError, ValueError):
     """The output folder would mix new logs with old ones."""
-
-
-@modelapi(name="replay")
-class ReplayModel(ModelAPI):
-    """Stands in for the model that produced imported outputs; it never generates."""
-
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (Inspect's ModelAPI signature)
-        **model_args: Any,
-    ):
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
-
-    async def generate(self, input, tools, tool_choice, config):
-        raise RuntimeError(
-            f"replay/{self.model_name} only replays imported outputs; to generate, run the package's tasks "
-            f"with a real model"
-        )
-
-
-@solver
-def replay_output() -> Solver:
-    """Put the stored prompt and response in the conversation and the response in ``state.output``."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        prompt, response = state.metadata["original_prompt"], state.metadata["original_response"]
-        state.messages = [
-            ChatMessageUser(content=prompt),
-            ChatMessageAssistant(content=response, model=str(state.model)),
-        ]
-        state.output = ModelOutput.from_content(model=str(state.model), content=response)
-        return state
-
-    return solve
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:

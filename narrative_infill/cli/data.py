@@ -31,10 +31,16 @@ def _build(args: argparse.Namespace) -> int:
 
     report = BuildReport()
     records = build(
-        read_source(args.source, args.files), policy=args.policy, seed=args.seed,
-        per_narrative=args.per_narrative, all_spans=args.all_spans, min_sentences=args.min_sentences,
-        max_sentences=args.max_sentences, max_tokens=args.max_tokens, report=report,
-    )  # fmt: skip
+        read_source(args.source, args.files),
+        policy=args.policy,
+        seed=args.seed,
+        per_narrative=args.per_narrative,
+        all_spans=args.all_spans,
+        min_sentences=args.min_sentences,
+        max_sentences=args.max_sentences,
+        max_tokens=args.max_tokens,
+        report=report,
+    )
     written = write_records(records, args.output, args.files)
     print(f"{written} instances from {report.narratives} narratives -> {args.output}")
     for reason, count in sorted(report.skipped.items()):

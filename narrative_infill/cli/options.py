@@ -41,9 +41,13 @@ def high_inclusive_option(parser: argparse.ArgumentParser, counted: str) -> None
 def model_role_option(parser: argparse.ArgumentParser, help: str, required: bool = False) -> None:
     """``--model-role ROLE=MODEL``, repeatable, parsed as ``inspect eval`` parses it."""
     parser.add_argument(
-        "--model-role", action="append", default=None if required else [], required=required,
-        metavar="ROLE=MODEL", help=help,
-    )  # fmt: skip
+        "--model-role",
+        action="append",
+        default=None if required else [],
+        required=required,
+        metavar="ROLE=MODEL",
+        help=help,
+    )
 
 
 def passed(args: argparse.Namespace, *names: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from ..definitions import OptionError
+from ..paper_protocol import PUBLISHED_INSTANCES
 from .options import command, high_inclusive_option, output_option, passed
 
 
@@ -40,8 +41,10 @@ def _submit(args: argparse.Namespace) -> int:
     document = build_submission(args.logs, args.track, args.submitter, high_inclusive=args.high_inclusive)
     write_submission(document, args.output, args.logs)
     settings = ", ".join(document["settings"])
-    print(f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
-          f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)")  # fmt: skip
+    print(
+        f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
+        f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)"
+    )
     return 0
 
 
@@ -143,18 +146,31 @@ def _rejudge_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def add_commands(commands) -> None:
+    """The commands that turn logs into results: submit, verify, leaderboard, annotate, report."""
+    _add_submit(commands)
+    _add_verify(commands)
+    _add_leaderboard(commands)
+    _add_annotate(commands)
+    _add_report(commands)
+
+
+def _add_submit(commands) -> None:
+    """``submit``: one model's logs as a submission file."""
     submit = command(commands, _submit)
     submit.add_argument("logs", nargs="+", help="log files or folders of one model")
     output_option(submit, "submission.json")
     submit.add_argument(
         "--track",
         required=True,
-        help="full (the published 9,142), 10pct (the robustness subset), demo, or custom (any protocol, "
-        "never ranked)",
+        help=f"full (the published {PUBLISHED_INSTANCES:,}), 10pct (the robustness subset), demo, or custom "
+        "(any protocol, never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
     high_inclusive_option(submit, "claim High%%")
 
+
+def _add_verify(commands) -> None:
+    """``verify``: a submission checked against its logs."""
     verifier = command(commands, _verify)
     verifier.add_argument("submission", type=Path)
     verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
@@ -176,6 +192,9 @@ def add_commands(commands) -> None:
     )
     _rejudge_options(verifier, "judge K of its judged samples again")
 
+
+def _add_leaderboard(commands) -> None:
+    """``leaderboard``: the site of verified submissions."""
     board = command(commands, _leaderboard)
     board.add_argument("submissions", type=Path, help="folder of submission .json files")
     board.add_argument(
@@ -195,6 +214,9 @@ def add_commands(commands) -> None:
     high_inclusive_option(board, "High%% of every row")
     _rejudge_options(board, "with --logs: judge K samples of each entry again (badge '+ re-judged')")
 
+
+def _add_annotate(commands) -> None:
+    """``annotate``: the human rating study's server."""
     annotate = command(commands, _annotate)
     annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
     output_option(annotate, "the study folder (manifest, ratings, ratings.csv)")
@@ -208,6 +230,9 @@ def add_commands(commands) -> None:
     annotate.add_argument("--host", default="127.0.0.1")
     annotate.add_argument("--port", type=int, default=8765)
 
+
+def _add_report(commands) -> None:
+    """``report``: the paper's tables from logs."""
     reporter = command(commands, _report)
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
     output_option(reporter, "directory for report.md, CSVs and PNGs")

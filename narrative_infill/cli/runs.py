@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from ..definitions import as_list
+from ..paper_protocol import JUDGE_MODEL
 from .options import command, model_role_option, output_option, passed
 
 
@@ -80,30 +82,31 @@ def _grid(args: argparse.Namespace) -> int:
     --log-dir; running the same command again resumes. Arguments after -- go to every inspect command
     (for example: -- --max-connections 64).
     """
-    from ..grid.plan import describe, load_grid, plan
+    from ..grid.plan import STUDIES, describe, load_grid, plan
     from ..grid.run import run_plan
 
-    extra = args.inspect_args
     grid = load_grid(args.grid)
-    result = plan(grid, Path(args.log_dir), models=_listed(args.models), tasks=_listed(args.tasks),
-                  studies=_listed(args.studies), extra_args=extra)  # fmt: skip
+    chosen = {key: _listed(getattr(args, key)) for key in ("models", "tasks", "studies")}
+    result = plan(grid, Path(args.log_dir), **chosen, extra_args=args.inspect_args)
     if args.dry_run:
         print(describe(result))
         return 0
     status = run_plan(result)
-    print("\nnext: " + "; ".join(
-        f"narrative-infill report {args.log_dir}/{study} -o report/{study}"
-        for study in ("main", "seeds", "judges") if any(r.study == study for r in result.runs)
-    ) + f"; narrative-infill submit {args.log_dir}/main/<model> -o submission.json --track full")  # fmt: skip
+    studies = [study for study in STUDIES if any(r.study == study for r in result.runs)]
+    reports = [f"narrative-infill report {args.log_dir}/{study} -o report/{study}" for study in studies]
+    submit = f"narrative-infill submit {args.log_dir}/main/<model> -o submission.json --track full"
+    print("\nnext: " + "; ".join([*reports, submit]))
     return status
 
 
 def _listed(values: list[str] | None) -> list[str] | None:
-    """Repeated or comma-separated option values, flattened."""
-    return [part.strip() for value in values for part in value.split(",") if part.strip()] if values else None
+    """Repeated or comma-separated option values, flattened (each split as ``as_list`` splits)."""
+    return [part for value in values for part in as_list(value) or []] if values else None
 
 
 def add_commands(commands) -> None:
+    from ..scorers.judge.prompt import VARIANTS
+    from ..scorers.judge.schema import MODES
     from ..tasks.judge_check import MIN_GAP
 
     importer = command(commands, _import)
@@ -128,16 +131,16 @@ def add_commands(commands) -> None:
     )
     model_role_option(
         importer,
-        "model role for --score judge, as for inspect eval: grader=openai/gpt-4.1-mini or "
-        "'grader={model: openai/gpt-4.1-mini, batch: true}'",
+        f"model role for --score judge, as for inspect eval: grader={JUDGE_MODEL} or "
+        f"'grader={{model: {JUDGE_MODEL}, batch: true}}'",
     )
 
     checker = command(commands, _judge_check)
-    model_role_option(checker, "the grader, as for inspect eval: grader=openai/gpt-4.1-mini", required=True)
+    model_role_option(checker, f"the grader, as for inspect eval: grader={JUDGE_MODEL}", required=True)
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
     checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
-    checker.add_argument("--judge-variant", default="paper", choices=("paper", "authors"))
-    checker.add_argument("--structured", default="auto", choices=("auto", "on", "off"))
+    checker.add_argument("--judge-variant", default=VARIANTS[0], choices=VARIANTS)
+    checker.add_argument("--structured", default=MODES[0], choices=MODES)
     checker.add_argument("--min-gap", type=float, default=MIN_GAP, help="smallest acceptable QAvg gap")
     checker.add_argument("--log-dir", default="logs/judge-check")
     checker.add_argument("--max-retries", type=int, default=2)

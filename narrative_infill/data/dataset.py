@@ -17,7 +17,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..definitions import NarrativeInfillError
+from ..definitions import NarrativeInfillError, as_list
 from .jsonl import iter_jsonl, read_utf8
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
 
@@ -218,16 +218,6 @@ def stratified_subset(instances: Sequence[Instance], name: str) -> list[Instance
     return [instances[i] for i in sorted(picked)]
 
 
-def _as_list(value: Any) -> list[Any] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    if isinstance(value, (list, tuple, set)):
-        return list(value)
-    return [value]
-
-
 def filter_instances(
     instances: Sequence[Instance],
     domain: str | list[str] | None = None,
@@ -237,7 +227,7 @@ def filter_instances(
     max_sentences: int | None = None,
 ) -> list[Instance]:
     """Keep instances matching every given filter (lists mean "any of")."""
-    domains = _as_list(domain)
+    domains = as_list(domain)
     if domains is not None:
         domains = [canonical_domain(str(d)) for d in domains]
         present = sorted({i.domain for i in instances})
@@ -246,7 +236,7 @@ def filter_instances(
             raise DataSourceError(
                 f"domain filter: {absent} not in the data; its domains: {', '.join(present)}"
             )
-    spans = _as_list(n)
+    spans = as_list(n)
     if spans is not None:
         try:
             spans = [int(v) for v in spans]
@@ -257,7 +247,7 @@ def filter_instances(
     for name, bound in (("min_sentences", min_sentences), ("max_sentences", max_sentences)):
         if bound is not None and type(bound) is not int:
             raise DataSourceError(f"{name} filter: expected a whole number of sentences, got {bound!r}")
-    positions = _as_list(position)
+    positions = as_list(position)
     if positions is not None:
         unknown = [p for p in positions if p not in POSITIONS]
         if unknown:

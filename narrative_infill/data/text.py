@@ -24,7 +24,7 @@ def split_sentences(text: str, domain: str) -> list[str]:
         return [s for s in (part.strip() for part in text.split(_EOS)) if s]
     from nltk import sent_tokenize
 
-    from ..local.nltk_data import ensure_punkt
+    from ..nltk_data import ensure_punkt
 
     ensure_punkt()
     return [s for s in (part.strip() for part in sent_tokenize(text)) if s]

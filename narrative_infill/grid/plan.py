@@ -22,6 +22,7 @@ import yaml
 
 from ..data.jsonl import read_utf8
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
+from ..paper_protocol import PUBLISHED_INSTANCES
 
 STUDIES = ("main", "seeds", "judges")
 #: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.
@@ -148,7 +149,8 @@ def slug(text: str) -> str:
 
 def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
     """Instances per task for the full data and each subset a study uses; exact when the data
-    can be read here, else (a hub source out of reach) the published count and a 10% estimate."""
+    can be read here, else (a hub source out of reach) the published count (the paper's, unless
+    the grid names another as ``published_instances``) and a 10% estimate."""
     from ..data.dataset import SUBSET_FRACTION, filter_instances, load_benchmark, stratified_subset
 
     data = str(grid.get("data", "hf"))
@@ -159,7 +161,8 @@ def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
     except Exception:  # the hub raises many kinds of errors when it is out of reach
         if not data.startswith("hf"):
             raise
-        published = int(grid.get("published_instances", 0))
+        # A grid over another hub dataset gives its size as ``published_instances``.
+        published = int(grid.get("published_instances", PUBLISHED_INSTANCES))
         return {
             "full": published,
             **{s: math.floor(published * SUBSET_FRACTION.get(s, 0.1) + 0.5) for s in subsets},
@@ -187,16 +190,41 @@ def _task_flags(grid: dict[str, Any], extra: dict[str, Any] | None = None) -> li
     return flags
 
 
-def plan(
-    grid: dict[str, Any], log_dir: Path, models: list[str] | None = None, tasks: list[str] | None = None,
-    studies: list[str] | None = None, extra_args: list[str] | None = None,
-) -> Plan:  # fmt: skip
-    """Every run of the grid, restricted to ``models`` (names or ids), ``tasks`` and ``studies``."""
+@dataclass(frozen=True)
+class _Context:
+    """What every command of one plan shares."""
+
+    grid: dict[str, Any]
+    log_dir: Path
+    tasks: list[str]
+    counts: dict[str, int]
+    exact: bool
+    extra_args: list[str]
+
+    def command(self, tasks: list[str], model: dict, roles: list[str], task_args: dict, *flags: str) -> list:
+        """One ``inspect eval-set`` command, its log folder given in ``flags``."""
+        return [
+            "inspect",
+            "eval-set",
+            *(f"narrative_infill/{t}" for t in tasks),
+            *_model_flags(self.grid, model),
+            *roles,
+            *_task_flags(self.grid, task_args),
+            *flags,
+            *self.extra_args,
+        ]
+
+
+def _role_flags(judges: dict[str, str]) -> list[str]:
+    return [flag for role, model in judges.items() for flag in ("--model-role", f"{role}={model}")]
+
+
+def _chosen(grid: dict[str, Any], models, tasks, studies) -> tuple[list[dict], list[str], list[str]]:
+    """The grid's models, tasks and studies a plan is restricted to; a name the grid lacks fails."""
     chosen = [m for m in grid["models"] if not models or m["name"] in models or m["id"] in models]
     if models and len(chosen) != len(set(models)):
         known = ", ".join(m["name"] for m in grid["models"])
         raise GridError(f"unknown model(s) in {models}; the grid has: {known}")
-    wanted_tasks = [t for t in grid["tasks"] if not tasks or t in tasks]
     if tasks and set(tasks) - set(grid["tasks"]):
         raise GridError(
             f"task(s) {sorted(set(tasks) - set(grid['tasks']))} are not in the grid "
@@ -206,77 +234,66 @@ def plan(
         raise GridError(
             f"unknown study(ies) {sorted(set(studies) - set(STUDIES))}; choose from {', '.join(STUDIES)}"
         )
-    wanted_studies = studies or list(STUDIES)
-    counts, exact = instance_counts(grid)
-    judge = grid.get("judge") or {}
-    roles = [flag for role, model in judge.items() for flag in ("--model-role", f"{role}={model}")]
-    runs: list[Run] = []
-    for model in chosen if "main" in wanted_studies and wanted_tasks else []:
-        folder = log_dir / "main" / slug(model["name"])
-        command = [
-            "inspect",
-            "eval-set",
-            *(f"narrative_infill/{t}" for t in wanted_tasks),
-            *_model_flags(grid, model),
-            *roles,
-            *_task_flags(grid),
-            "--log-dir",
-            str(folder),
-            *(extra_args or []),
-        ]
-        samples = counts["full"] * len(wanted_tasks)
+    return chosen, [t for t in grid["tasks"] if not tasks or t in tasks], studies or list(STUDIES)
+
+
+def _main_runs(context: _Context, models: list[dict]) -> list[Run]:
+    """One command per model: every chosen task on the full data, judged by the grid's judge."""
+    judge = context.grid.get("judge") or {}
+    runs = []
+    for model in models if context.tasks else []:
+        folder = context.log_dir / "main" / slug(model["name"])
+        command = context.command(context.tasks, model, _role_flags(judge), {}, "--log-dir", str(folder))
+        samples = context.counts["full"] * len(context.tasks)
         runs.append(
-            Run("main", model["name"], tuple(wanted_tasks), folder, command, samples, samples * len(judge))
+            Run("main", model["name"], tuple(context.tasks), folder, command, samples, samples * len(judge))
         )
-    by_name = {m["name"]: m for m in chosen}
-    study_specs = grid.get("studies") or {}
-    for study in ("seeds", "judges"):
-        spec = study_specs.get(study)
-        if study not in wanted_studies or not spec:
+    return runs
+
+
+def _study_runs(context: _Context, study: str, spec: dict, models: dict[str, dict]) -> list[Run]:
+    """The seed study (each pair once per seed) or the judge study (each pair judged by the panel)."""
+    subset = {"subset": spec["subset"]} if spec.get("subset") else {}
+    size = context.counts.get(spec.get("subset") or "full", context.counts["full"])
+    estimated = not context.exact and bool(subset)
+    judges = spec["judges"] if study == "judges" else context.grid.get("judge") or {}
+    runs = []
+    for name, task in spec["pairs"]:
+        if name not in models or task not in context.tasks:
             continue
-        for name, task in spec["pairs"]:
-            if name not in by_name or task not in wanted_tasks:
-                continue
-            subset = {"subset": spec["subset"]} if spec.get("subset") else {}
-            size = counts.get(spec.get("subset"), counts["full"])
-            estimated = not exact and bool(subset)
-            if study == "seeds":
-                for seed in spec["seeds"]:
-                    folder = log_dir / "seeds" / f"{slug(name)}-{task}-seed{seed}"
-                    command = [
-                        "inspect",
-                        "eval-set",
-                        f"narrative_infill/{task}",
-                        *_model_flags(grid, by_name[name]),
-                        *roles,
-                        *_task_flags(grid, subset),
-                        "--seed",
-                        str(seed),
-                        "--log-dir",
-                        str(folder),
-                        *(extra_args or []),
-                    ]
-                    runs.append(
-                        Run(study, name, (task,), folder, command, size, size * len(judge), estimated)
-                    )
-            else:
-                panel = spec["judges"]
-                panel_roles = [
-                    flag for role, model in panel.items() for flag in ("--model-role", f"{role}={model}")
-                ]
-                folder = log_dir / "judges" / f"{slug(name)}-{task}"
-                command = [
-                    "inspect",
-                    "eval-set",
-                    f"narrative_infill/{task}",
-                    *_model_flags(grid, by_name[name]),
-                    *panel_roles,
-                    *_task_flags(grid, {**subset, "judge_roles": list(panel)}),
-                    "--log-dir",
-                    str(folder),
-                    *(extra_args or []),
-                ]
-                runs.append(Run(study, name, (task,), folder, command, size, size * len(panel), estimated))
+        if study == "seeds":
+            for seed in spec["seeds"]:
+                folder = context.log_dir / "seeds" / f"{slug(name)}-{task}-seed{seed}"
+                flags = ("--seed", str(seed), "--log-dir", str(folder))
+                command = context.command([task], models[name], _role_flags(judges), subset, *flags)
+                runs.append(Run(study, name, (task,), folder, command, size, size * len(judges), estimated))
+        else:
+            folder = context.log_dir / "judges" / f"{slug(name)}-{task}"
+            task_args = {**subset, "judge_roles": list(judges)}
+            command = context.command(
+                [task], models[name], _role_flags(judges), task_args, "--log-dir", str(folder)
+            )
+            runs.append(Run(study, name, (task,), folder, command, size, size * len(judges), estimated))
+    return runs
+
+
+def plan(
+    grid: dict[str, Any],
+    log_dir: Path,
+    models: list[str] | None = None,
+    tasks: list[str] | None = None,
+    studies: list[str] | None = None,
+    extra_args: list[str] | None = None,
+) -> Plan:
+    """Every run of the grid, restricted to ``models`` (names or ids), ``tasks`` and ``studies``."""
+    chosen, wanted_tasks, wanted_studies = _chosen(grid, models, tasks, studies)
+    counts, exact = instance_counts(grid)
+    context = _Context(grid, log_dir, wanted_tasks, counts, exact, list(extra_args or []))
+    runs = _main_runs(context, chosen) if "main" in wanted_studies else []
+    for study in ("seeds", "judges"):
+        spec = (grid.get("studies") or {}).get(study)
+        if study in wanted_studies and spec:
+            runs += _study_runs(context, study, spec, {m["name"]: m for m in chosen})
     notes = (
         []
         if exact
@@ -302,9 +319,11 @@ def describe(result: Plan) -> str:
         runs = [r for r in result.runs if study in (r.study, "total")]
         if runs:
             approx = "~" if any(r.estimated for r in runs) else ""
-            lines.append(f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation "
-                         f"runs, "
-                         f"{approx}{sum(r.samples for r in runs):,} samples, "
-                         f"{approx}{sum(r.grader_calls for r in runs):,} grader calls")  # fmt: skip
+            lines.append(
+                f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation "
+                f"runs, "
+                f"{approx}{sum(r.samples for r in runs):,} samples, "
+                f"{approx}{sum(r.grader_calls for r in runs):,} grader calls"
+            )
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..definitions import OptionError
 from ..inspect_compat import active_generate_config
+from ..paper_protocol import CAP_FACTOR
 from ..prompts import PAPER, prompt_template
 
 
@@ -47,15 +48,8 @@ def infill_prompt(
 
 
 def max_tokens_for(gold_tokens: int, factor: float) -> int:
-    """The paper's cap: ``factor`` (2) times the masked span's length, at least one token."""
+    """The paper's cap: ``factor`` (``CAP_FACTOR``) times the masked span's length, at least one token."""
     return max(1, math.ceil(factor * gold_tokens))
-
-
-#: The default cap of the reasoning-paradigm tasks: the published code's ``max_tokens``, under
-#: which the authors' own generations were made (their DeepSeek-R1 traces run to ~4,400 words
-#: and punctuation marks). Those prompts ask for reasoning before the tagged answer, so twice
-#: the gold span would cut almost every reply before its answer.
-REASONING_MAX_TOKENS = 4096
 
 
 def _user_max_tokens() -> int | None:
@@ -67,7 +61,9 @@ def _user_max_tokens() -> int | None:
 
 @solver
 def generate_infill(
-    max_tokens: int | None = None, max_tokens_factor: float = 2.0, default_max_tokens: int | None = None
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    default_max_tokens: int | None = None,
 ) -> Solver:
     """Generate with the output cap: the user's, else a fixed default, else per sample.
 
@@ -76,7 +72,7 @@ def generate_infill(
         max_tokens_factor: multiple of the gold span's length (``gold_tokens`` metadata,
             words plus punctuation marks) used as the per-sample cap (the paper: 2).
         default_max_tokens: a fixed cap used instead of the per-sample one when the user
-            sets none (the reasoning tasks: ``REASONING_MAX_TOKENS``).
+            sets none (the reasoning tasks: ``paper_protocol.REASONING_MAX_TOKENS``).
 
     The sample's metadata records the cap (``max_tokens``) and where it came from
     (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``).

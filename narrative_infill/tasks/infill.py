@@ -4,32 +4,34 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
+from importlib import resources
 
+import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
 
 # Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
 from narrative_infill.data.dataset import infill_dataset, load_benchmark
-from narrative_infill.definitions import PARADIGMS, OptionError
+from narrative_infill.definitions import PARADIGMS, OptionError, as_list
 from narrative_infill.inspect_compat import shown_by_inspect
+from narrative_infill.paper_protocol import CAP_FACTOR, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
 from narrative_infill.prompts import PAPER
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
-from narrative_infill.solvers.infill import REASONING_MAX_TOKENS
 
-TEMPERATURE = 0.8  # paper §3.2
-TOP_P = 0.9
-#: Bumped whenever prompts, extraction or scoring change what a score means, so that logs of
-#: different versions are never compared as equals. 1: the authors' position rule on the problem
-#: text, the output-cap rule (user cap wins, 4,096 for reasoning), the truncated flag, the
-#: second extraction pass (prompt echoes, whole sentences). 2: a tagged answer is kept whole
-#: (no restated closing sentence dropped); the ``extraction`` option. 3: the paper judge sees the
-#: candidate inside a block it cannot close, told it is text to grade (QAvg of version 2 logs is not
-#: comparable); a grader reply with two verdicts or a quoted one is retried.
-TASK_VERSION = 3
+
+def _task_version() -> int:
+    """The tasks' version, read from its one home: ``version`` in ``eval.yaml`` (the Register
+    entry, which says when and why it is bumped)."""
+    entry = yaml.safe_load(resources.files("narrative_infill").joinpath("eval.yaml").read_text("utf-8"))
+    return int(entry["version"])
+
+
+TASK_VERSION = _task_version()
 
 
 @shown_by_inspect
@@ -47,7 +49,7 @@ def infill_task(
     system_role: bool = False,
     unit: str | None = None,
     max_tokens: int | None = None,
-    max_tokens_factor: float = 2.0,
+    max_tokens_factor: float = CAP_FACTOR,
     backbone: str = "auto",
     judge: bool | None = None,
     judge_variant: str = "paper",
@@ -73,14 +75,14 @@ def infill_task(
         unit: text of the ``{{unit}}`` slot (default: the record's ``unit`` column).
         max_tokens: a fixed output cap for every sample. ``--max-tokens`` does the same and
             also wins; without either, TELeR levels cap each sample at ``max_tokens_factor``
-            x its gold span and the reasoning tasks at ``REASONING_MAX_TOKENS`` (4096).
+            x its gold span and the reasoning tasks at ``REASONING_MAX_TOKENS`` (paper_protocol).
         max_tokens_factor: per-sample cap (TELeR levels) as a multiple of the gold span's length.
         backbone: embedding backbones of BERTScore and Sem-F1: ``auto`` (the paper's when
             available, else the packaged MiniLM with a warning), ``paper`` or ``minilm``.
         judge: run the LLM judge; by default it runs when a ``grader`` model role is bound at
             scoring time (however it is bound); ``false`` turns it off, ``true`` requires a grader.
         judge_variant: judge prompt, ``paper`` or ``authors``.
-        judge_roles: model role(s) whose models judge; several make a panel.
+        judge_roles: model role(s) whose models judge (a list, or comma-separated); several make a panel.
         grader_model: a grader to use when no ``grader`` role is bound (implies ``judge``).
         judge_structured: tell the grader the reply's shape: ``auto`` where its provider can be
             constrained, ``on`` (fail for one that cannot), ``off``.
@@ -100,21 +102,9 @@ def infill_task(
         max_sentences=max_sentences,
     )
     quirks = Counter(quirk for sample in dataset for quirk in (sample.metadata or {})["quirks"])
-    roles = [judge_roles] if isinstance(judge_roles, str) else list(judge_roles)
-    # The scorer list is fixed here, but roles may be bound later (task_with, eval-set, Inspect Flow):
-    # the judge is always listed and looks for its grader when it scores (see judge(optional=...)).
     scorers = [metrics(backbone=backbone, extraction=extraction)]
     if judge is not False:
-        scorers.append(
-            judge_scorer(
-                variant=judge_variant,
-                roles=roles,
-                grader_model=grader_model,
-                structured=judge_structured,
-                extraction=extraction,
-                optional=judge is None,
-            )
-        )
+        scorers.append(_judge(judge_variant, judge_roles, grader_model, judge_structured, extraction, judge))
     return Task(
         dataset=dataset,
         solver=[
@@ -137,6 +127,20 @@ def infill_task(
             "data_quirks": dict(quirks),
             "judge": _judge_note(judge, judge_variant),
         },
+    )
+
+
+def _judge(variant: str, roles, grader_model, structured, extraction: str, judge: bool | None) -> Scorer:
+    """The task's judge, optional unless ``judge`` asks for it. The scorer list is fixed here, but
+    roles may be bound later (task_with, eval-set, Inspect Flow): the judge is always listed and
+    looks for its grader when it scores (see judge(optional=...))."""
+    return judge_scorer(
+        variant=variant,
+        roles=as_list(roles) or [],
+        grader_model=grader_model,
+        structured=structured,
+        extraction=extraction,
+        optional=judge is None,
     )
 
 

@@ -80,7 +80,7 @@ class AnnotatorLock:
                     f"annotator {self.annotator!r} is already rating in this study (server process "
                     f"{holder}); "
                     "two people need two names"
-                ) from None  # fmt: skip
+                ) from None
             if self.path.exists() and os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino:
                 break
             handle.close()  # a server that stopped meanwhile removed the file this handle locked
@@ -106,15 +106,24 @@ class Study:
     def state(self) -> dict[str, Any]:
         rated = self.ratings.load()
         first_open = next((i for i, item in enumerate(self.order) if item not in rated), len(self.order))
-        return {"annotator": self.ratings.annotator, "total": len(self.order), "rated": len(rated),
-                "current": first_open, "dimensions": dimension_definitions()}  # fmt: skip
+        return {
+            "annotator": self.ratings.annotator,
+            "total": len(self.order),
+            "rated": len(rated),
+            "current": first_open,
+            "dimensions": dimension_definitions(),
+        }
 
     def item(self, index: int) -> dict[str, Any]:
         if not 0 <= index < len(self.order):
             raise StudyError(f"no item {index}")
         item = self.items[self.order[index]]
-        return {"index": index, "item": item["item"], **blank_marked(item["problem"], item["answer"]),
-                "rating": self.ratings.load().get(item["item"])}  # fmt: skip
+        return {
+            "index": index,
+            "item": item["item"],
+            **blank_marked(item["problem"], item["answer"]),
+            "rating": self.ratings.load().get(item["item"]),
+        }
 
     def rate(self, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
@@ -198,99 +207,106 @@ def _loopback(name: str) -> bool:
     return address is not None and address.is_loopback
 
 
-def make_handler(study: Study, page: str, token: str, own: OwnAddress):
-    class Handler(BaseHTTPRequestHandler):
-        def _send(self, status: int, body: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            for key, value in _HEADERS.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(body)
+class RatingHandler(BaseHTTPRequestHandler):
+    """One request to a study's server: the page, the study's state and items, and ratings.
+    ``make_handler`` binds it to a study (http.server builds one handler per request)."""
 
-        def _json(self, status: int, value: Any) -> None:
-            self._send(status, json.dumps(value).encode(), "application/json")
+    study: Study
+    page: str
+    token: str
+    own: OwnAddress
 
-        def _refuse(self, status: int, why: str) -> None:
-            self.close_connection = True  # any body stays unread
-            self._json(status, {"error": why})
+    def _send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in _HEADERS.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
 
-        def _foreign(self) -> bool:
-            """Refused unless it names this server: DNS rebinding, or another page's request."""
-            if not own.host(self.headers.get("Host")):
-                self._refuse(HTTPStatus.FORBIDDEN, "Host is not this server's address")
-                return True
-            origin = self.headers.get("Origin")
-            if origin is not None and not own.origin(origin):
-                self._refuse(HTTPStatus.FORBIDDEN, "the request comes from another page")
-                return True
-            return False
+    def _json(self, status: int, value: Any) -> None:
+        self._send(status, json.dumps(value).encode(), "application/json")
 
-        def do_GET(self):  # noqa: N802 (http.server's name)
-            if self._foreign():
-                return
-            try:
-                if self.path in ("/", "/index.html"):
-                    self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
-                elif self.path == "/api/state":
-                    self._json(HTTPStatus.OK, study.state())
-                elif self.path.startswith("/api/item/"):
-                    self._json(HTTPStatus.OK, study.item(int(self.path.rsplit("/", 1)[1])))
-                else:
-                    self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-            except (StudyError, ValueError) as err:
-                self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+    def _refuse(self, status: int, why: str) -> None:
+        self.close_connection = True  # any body stays unread
+        self._json(status, {"error": why})
 
-        def _body(self) -> bytes | None:
-            """The request's body, once it has passed every check that needs no body; None: refused."""
-            if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, "").encode(), token.encode()):
-                self._refuse(HTTPStatus.FORBIDDEN, "not this study's page (reload it)")
-                return None
-            if self.headers.get_content_type() != "application/json":  # text/plain when absent
-                self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
-                return None
-            length = self.headers.get("Content-Length")
-            if length is None:
-                self._refuse(HTTPStatus.LENGTH_REQUIRED, "Content-Length is required")
-                return None
-            if not (length.isascii() and length.isdigit()):
-                self._refuse(HTTPStatus.BAD_REQUEST, f"Content-Length {length!r} is not a length")
-                return None
-            if int(length) > MAX_BODY:
-                self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a rating is at most {MAX_BODY} bytes")
-                return None
-            return self.rfile.read(int(length))
+    def _foreign(self) -> bool:
+        """Refused unless it names this server: DNS rebinding, or another page's request."""
+        if not self.own.host(self.headers.get("Host")):
+            self._refuse(HTTPStatus.FORBIDDEN, "Host is not this server's address")
+            return True
+        origin = self.headers.get("Origin")
+        if origin is not None and not self.own.origin(origin):
+            self._refuse(HTTPStatus.FORBIDDEN, "the request comes from another page")
+            return True
+        return False
 
-        def do_POST(self):  # noqa: N802
-            if self._foreign():
-                return
-            if self.path != "/api/rate":
-                return self._refuse(HTTPStatus.NOT_FOUND, "not found")
-            body = self._body()
-            if body is None:
-                return
-            # Every failure says whether the rating is on disk ("saved"): the page moves on only if so.
-            try:
-                self._json(HTTPStatus.OK, study.rate(json.loads(body)))
-            except RatingKeptExportFailed as err:
-                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(err), "saved": True})
-            except (StudyError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError included
-                self._json(HTTPStatus.BAD_REQUEST, {"error": str(err), "saved": False})
-            except RecursionError:
-                self._json(
-                    HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep", "saved": False}
-                )
-            except OSError as err:  # the ratings file cannot be written: say so, never drop the answer
-                self._json(
-                    HTTPStatus.INTERNAL_SERVER_ERROR,
-                    {"error": f"cannot write the rating: {err}", "saved": False},
-                )
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        if self._foreign():
+            return
+        try:
+            if self.path in ("/", "/index.html"):
+                self._send(HTTPStatus.OK, self.page.encode(), "text/html; charset=utf-8")
+            elif self.path == "/api/state":
+                self._json(HTTPStatus.OK, self.study.state())
+            elif self.path.startswith("/api/item/"):
+                self._json(HTTPStatus.OK, self.study.item(int(self.path.rsplit("/", 1)[1])))
+            else:
+                self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
+        except (StudyError, ValueError) as err:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
 
-        def log_message(self, *args):  # quiet: the terminal shows progress lines instead
-            pass
+    def _refusal(self) -> tuple[HTTPStatus, str] | None:
+        """Why a rating request is refused before its body is read (None: it may be read)."""
+        if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, "").encode(), self.token.encode()):
+            return HTTPStatus.FORBIDDEN, "not this study's page (reload it)"
+        if self.headers.get_content_type() != "application/json":  # text/plain when absent
+            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json"
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return HTTPStatus.LENGTH_REQUIRED, "Content-Length is required"
+        if not (length.isascii() and length.isdigit()):
+            return HTTPStatus.BAD_REQUEST, f"Content-Length {length!r} is not a length"
+        if int(length) > MAX_BODY:
+            return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a rating is at most {MAX_BODY} bytes"
+        return None
 
-    return Handler
+    def do_POST(self):  # noqa: N802
+        if self._foreign():
+            return
+        if self.path != "/api/rate":
+            return self._refuse(HTTPStatus.NOT_FOUND, "not found")
+        refusal = self._refusal()
+        if refusal is not None:
+            return self._refuse(*refusal)
+        self._rate(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def _rate(self, body: bytes) -> None:
+        """Save a rating. Every failure says whether it is on disk ("saved"): the page moves on only if so."""
+        try:
+            self._json(HTTPStatus.OK, self.study.rate(json.loads(body)))
+        except RatingKeptExportFailed as err:
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(err), "saved": True})
+        except (StudyError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError included
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(err), "saved": False})
+        except RecursionError:
+            self._json(
+                HTTPStatus.BAD_REQUEST, {"error": "not a rating: JSON nested too deep", "saved": False}
+            )
+        except OSError as err:  # the ratings file cannot be written: say so, never drop the answer
+            self._json(
+                HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot write the rating: {err}", "saved": False}
+            )
+
+    def log_message(self, *args):  # quiet: the terminal shows progress lines instead
+        pass
+
+
+def make_handler(study: Study, page: str, token: str, own: OwnAddress) -> type[RatingHandler]:
+    """The request handler of one study's server, bound to its study, page, token and address."""
+    return type("Handler", (RatingHandler,), {"study": study, "page": page, "token": token, "own": own})
 
 
 def port_free(host: str, port: int) -> bool:

@@ -31,7 +31,13 @@ from typing import Any
 
 from ...data.atomic import atomic_file
 from ...data.records import BLANK
-from ...definitions import DIMENSIONS, NarrativeInfillError, setting_name
+from ...definitions import NarrativeInfillError, setting_name
+from ...scorers.judge.rubric import dimensions_of
+
+#: The judge prompt variant whose rubric people rate by (its dimensions, with the definitions the
+#: page shows): the paper's, so that ratings sit beside the paper judge's scores.
+STUDY_VARIANT = "paper"
+RATED = dimensions_of(STUDY_VARIANT)
 
 MANIFEST = "manifest.json"
 DEFAULT_ITEMS = 300  # the paper's human study
@@ -69,8 +75,15 @@ def _candidates(paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, 
                 or BLANK not in summary.input
             ):
                 continue
-            items.append({"sample_id": str(summary.id), "model": model, "setting": setting,
-                          "problem": summary.input, "answer": scores[key].answer or ""})  # fmt: skip
+            items.append(
+                {
+                    "sample_id": str(summary.id),
+                    "model": model,
+                    "setting": setting,
+                    "problem": summary.input,
+                    "answer": scores[key].answer or "",
+                }
+            )
     if not items:
         raise StudyError(
             "the logs hold no scored samples with a problem text and an extracted answer to rate"
@@ -123,14 +136,18 @@ def open_study(folder: Path, paths: list[str], n: int | None, seed: int) -> dict
                 f"it"
             )
         if _eval_ids(paths) != [log["eval_id"] for log in manifest["logs"]]:
-            raise StudyError(f"{manifest_path} was drawn from other logs "
-                             f"({', '.join(log['file'] for log in manifest['logs'])}); "
-                             "give the same logs, or a new ratings folder for a new study")  # fmt: skip
+            raise StudyError(
+                f"{manifest_path} was drawn from other logs "
+                f"({', '.join(log['file'] for log in manifest['logs'])}); "
+                "give the same logs, or a new ratings folder for a new study"
+            )
         return manifest
     given = [path.name for path in ratings_files(folder)]
     if given:  # a new draw would give these ratings' item ids to other samples
-        raise StudyError(f"{folder} holds ratings ({', '.join(given)}) but no {MANIFEST}: restore it, "
-                         "or use a new ratings folder for a new study")  # fmt: skip
+        raise StudyError(
+            f"{folder} holds ratings ({', '.join(given)}) but no {MANIFEST}: restore it, "
+            "or use a new ratings folder for a new study"
+        )
     manifest = draw(paths, DEFAULT_ITEMS if n is None else n, seed)
     with atomic_file(manifest_path) as partial:
         partial.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -179,14 +196,14 @@ def study_lock(folder: Path) -> Iterator[None]:
 def check_scores(scores: Any) -> dict[str, int]:
     """The five dimensions, each an integer 1-5: ``True`` is no score, though Python counts it an int."""
     if not isinstance(scores, dict):
-        raise StudyError(f"scores must be an object with {', '.join(DIMENSIONS)}")
-    unknown = sorted(set(scores) - set(DIMENSIONS))
+        raise StudyError(f"scores must be an object with {', '.join(RATED)}")
+    unknown = sorted(set(scores) - set(RATED))
     if unknown:
-        raise StudyError(f"{', '.join(map(str, unknown))}: not a dimension ({', '.join(DIMENSIONS)})")
-    bad = [d for d in DIMENSIONS if not (type(scores.get(d)) is int and 1 <= scores[d] <= 5)]
+        raise StudyError(f"{', '.join(map(str, unknown))}: not a dimension ({', '.join(RATED)})")
+    bad = [d for d in RATED if not (type(scores.get(d)) is int and 1 <= scores[d] <= 5)]
     if bad:
         raise StudyError(f"{', '.join(bad)}: each must be an integer from 1 to 5")
-    return {d: scores[d] for d in DIMENSIONS}
+    return {d: scores[d] for d in RATED}
 
 
 def _whole(line: bytes) -> bool:
@@ -227,7 +244,7 @@ class Ratings:
                     f"{self.path}, line {number}: a rating names its 'item' (the file was edited?)"
                 )
             try:
-                check_scores({d: record.get(d) for d in DIMENSIONS})
+                check_scores({d: record.get(d) for d in RATED})
             except StudyError as err:
                 raise StudyError(f"{self.path}, line {number}: {err} (the file was edited?)") from None
             ratings[record["item"]].append(record)
@@ -267,19 +284,21 @@ def export(folder: Path, manifest: dict[str, Any]) -> Path:
     with study_lock(folder):
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["sample_id", "annotator", *DIMENSIONS, "model", "setting", "note", "revised"])
+        writer.writerow(["sample_id", "annotator", *RATED, "model", "setting", "note", "revised"])
         for path in ratings_files(folder):
             annotator = path.stem.removeprefix("ratings-")
             for item_id, records in sorted(Ratings(folder, annotator).history().items()):
                 item, record = by_item.get(item_id), records[-1]
                 if item is None:
-                    raise StudyError(f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
-                                     "(copied from another study?)")  # fmt: skip
+                    raise StudyError(
+                        f"{path}: item {item_id!r} is not in this study's {MANIFEST} "
+                        "(copied from another study?)"
+                    )
                 writer.writerow(
                     [
                         item["sample_id"],
                         annotator,
-                        *(record[d] for d in DIMENSIONS),
+                        *(record[d] for d in RATED),
                         item["model"],
                         item["setting"],
                         record.get("note", ""),

@@ -17,12 +17,14 @@ import json
 import math
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from statistics import fmean
 from typing import Any
 
 from ...data.atomic import atomic_file
 from ...definitions import none_if_nan, setting_name
+from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.judge.scorer import NOT_RUN_HINT
 from ..report.load import newest_score_key
 from .log_header import ExportError, generation_config, llm_scoring, model_info, source_data, string_details
@@ -144,6 +146,47 @@ def _sample_record(sample, header, base: dict, result_id: str, key: str, score, 
     return record
 
 
+@dataclass
+class _Run:
+    """One log being exported, and what every result of it shares."""
+
+    log: Any
+    location: str
+    setting: str
+    base: dict[str, Any]
+    high_inclusive: bool
+    results: list[dict] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    absent: dict[str, str] = field(default_factory=dict)
+
+    def result(self, result_id: str, config: dict, score: float, details: dict, uncertainty: dict) -> dict:
+        """One aggregate result of the run, in EEE's shape."""
+        return {
+            "evaluation_result_id": result_id,
+            "evaluation_name": COLLECTION,
+            "source_data": source_data(self.log),
+            "evaluation_timestamp": self.log.eval.created,
+            "metric_config": config,
+            "score_details": {"score": score, "details": string_details(details), "uncertainty": uncertainty},
+            "generation_config": generation_config(self.log),
+        }
+
+
+@dataclass(frozen=True)
+class _Scorer:
+    """One scorer's newest scores in a log: (sample, score or None) pairs and the score name."""
+
+    name: str
+    scores: list[tuple[Any, Any]]
+    key: str  # the newest score name (``judge``, ``judge1``...)
+    scoring: dict | None  # the judge's models and prompt (None for the metrics)
+    dimensions: tuple[str, ...]  # the judge prompt variant's dimensions
+
+    def score_keys(self) -> list[str]:
+        """Every score key some sample holds, sorted."""
+        return sorted({k for _, sc in self.scores if sc and isinstance(sc.value, dict) for k in sc.value})
+
+
 def log_records(
     location: str, organization: str, relationship: str = "third_party", high_inclusive: bool = False
 ) -> tuple[dict, list[dict]]:
@@ -156,89 +199,85 @@ def log_records(
             f"{location}: status {log.status} with {len(log.samples or [])} samples; export a finished run"
         )
     model_id = log.eval.model
-    folder = _folder(model_id, location)
-    file_uuid = _file_uuid(log.eval.eval_id)
-    packages = log.eval.packages or {}
-    setting = setting_name(log.eval.metadata, log.eval.task)
     base = {
         "schema_version": SCHEMA_VERSION,
         "evaluation_id": f"{COLLECTION}/{model_id}/{log.eval.eval_id}",
         "model_id": model_id,
         "evaluation_name": COLLECTION,
     }
-    results, records, absent = [], [], {}
-    run_source, generation = source_data(log), generation_config(log)
-    for scorer in SCORERS:
-        keyed = [(s, newest_score_key(s.scores or {}, scorer)) for s in log.samples]
-        scores = [(s, (s.scores or {})[k] if k else None, k) for s, k in keyed]
-        scorer_keys = {k for _, _, k in scores if k}
-        if not scorer_keys:
-            absent[f"{setting}/{scorer}"] = f"not run: no sample has a {scorer} score" + (
-                f" (no grader role was bound); add it with: {NOT_RUN_HINT}" if scorer == "judge" else ""
-            )
+    run = _Run(log, location, setting_name(log.eval.metadata, log.eval.task), base, high_inclusive)
+    for name in SCORERS:
+        scorer = _scorer(run, name)
+        for key in scorer.score_keys():
+            _add_key(run, scorer, key)
+    samples_path = _folder(model_id, location) / f"{_file_uuid(log.eval.eval_id)}_samples.jsonl"
+    return _aggregate(run, organization, relationship, samples_path), run.records
+
+
+def _scorer(run: _Run, name: str) -> _Scorer:
+    """A scorer's newest scores in the run's samples; a scorer that never ran is noted as absent."""
+    keyed = [(s, newest_score_key(s.scores or {}, name)) for s in run.log.samples]
+    scores = [(s, (s.scores or {})[k] if k else None) for s, k in keyed]
+    keys = {k for _, k in keyed if k}
+    if not keys:
+        hint = f" (no grader role was bound); add it with: {NOT_RUN_HINT}" if name == "judge" else ""
+        run.absent[f"{run.setting}/{name}"] = f"not run: no sample has a {name} score{hint}"
+        return _Scorer(name, [], "", None, ())
+    judged = [sc for _, sc in scores if sc]
+    variants = sorted({str(v) for sc in judged if (v := (sc.metadata or {}).get("judge_variant"))})
+    scoring = llm_scoring(run.log, judged) if name == "judge" else None
+    return _Scorer(name, scores, max(keys), scoring, dimensions_of_variants(variants))
+
+
+def _add_key(run: _Run, scorer: _Scorer, key: str) -> None:
+    """One score key's per-sample records, its aggregate result and its shares (High%, Low%)."""
+    spec = spec_for(key, scorer.dimensions)
+    if spec is None:
+        raise ExportError(f"{run.location}: score key {scorer.name}.{key} has no known bounds or direction")
+    result_id = f"{run.setting}/{scorer.name}/{key}"
+    missing = {}
+    for sample, score in scorer.scores:
+        value = _value(score, key) if score else None
+        if value is None:
+            missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(sample, score, key)
             continue
-        scoring = llm_scoring(log, [sc for _, sc, _ in scores if sc]) if scorer == "judge" else None
-        keys = sorted({k for _, sc, _ in scores if sc and isinstance(sc.value, dict) for k in sc.value})
-        for key in keys:
-            spec = spec_for(key)
-            if spec is None:
-                raise ExportError(f"{location}: score key {scorer}.{key} has no known bounds or direction")
-            result_id = f"{setting}/{scorer}/{key}"
-            missing = {}
-            for sample, score, _ in scores:
-                value = _value(score, key) if score else None
-                if value is None:
-                    missing[f"{sample.id}@{sample.epoch}"] = _absent_reason(sample, score, key)
-                    continue
-                records.append(_sample_record(sample, log, base, result_id, key, score, spec, value))
-            entry = _header_metrics(log, max(scorer_keys), key)
-            mean = entry.metrics.get("mean") if entry else None
-            if mean is None or mean.value is None or math.isnan(mean.value):
-                absent[result_id] = (
-                    "no sample has a value" if len(missing) == len(scores) else "no mean in the log"
-                )
-                continue
-            stderr = entry.metrics.get("stderr")
-            uncertainty = {"num_samples": entry.scored_samples}
-            if stderr is not None and stderr.value is not None and math.isfinite(stderr.value):
-                uncertainty["standard_error"] = {"value": stderr.value, "method": "analytic (Inspect stderr)"}
-            details = {"absent_samples": missing or None, "absent_count": len(missing)}
-            results.append(
-                {
-                    "evaluation_result_id": result_id,
-                    "evaluation_name": COLLECTION,
-                    "source_data": run_source,
-                    "evaluation_timestamp": log.eval.created,
-                    "metric_config": _metric_config(key, spec, scorer, scoring),
-                    "score_details": {
-                        "score": mean.value,
-                        "details": string_details(details),
-                        "uncertainty": uncertainty,
-                    },
-                    "generation_config": generation,
-                }
-            )
-            for share in shares_of(key, high_inclusive):
-                value, counted = _share_value(log, entry, max(scorer_keys), key, share)
-                if value is None:
-                    absent[f"{result_id}/{share.suffix}"] = "no value in the log"
-                    continue
-                results.append(
-                    {
-                        **results[-1],
-                        "evaluation_result_id": f"{result_id}/{share.suffix}",
-                        "metric_config": _metric_config(f"{key}.{share.suffix}", share.spec, scorer, scoring),
-                        "score_details": {
-                            "score": value,
-                            "details": string_details(details),
-                            "uncertainty": {"num_samples": counted},
-                        },
-                    }
-                )
-    samples_path = folder / f"{file_uuid}_samples.jsonl"
-    aggregate = {
+        run.records.append(_sample_record(sample, run.log, run.base, result_id, key, score, spec, value))
+    entry = _header_metrics(run.log, scorer.key, key)
+    mean = entry.metrics.get("mean") if entry else None
+    if mean is None or mean.value is None or math.isnan(mean.value):
+        everything = len(missing) == len(scorer.scores)
+        run.absent[result_id] = "no sample has a value" if everything else "no mean in the log"
+        return
+    stderr = entry.metrics.get("stderr")
+    uncertainty: dict[str, Any] = {"num_samples": entry.scored_samples}
+    if stderr is not None and stderr.value is not None and math.isfinite(stderr.value):
+        uncertainty["standard_error"] = {"value": stderr.value, "method": "analytic (Inspect stderr)"}
+    details = {"absent_samples": missing or None, "absent_count": len(missing)}
+    config = _metric_config(key, spec, scorer.name, scorer.scoring)
+    run.results.append(run.result(result_id, config, mean.value, details, uncertainty))
+    for share in shares_of(key, run.high_inclusive):
+        value, counted = _share_value(run.log, entry, scorer.key, key, share)
+        if value is None:
+            run.absent[f"{result_id}/{share.suffix}"] = "no value in the log"
+            continue
+        config = _metric_config(f"{key}.{share.suffix}", share.spec, scorer.name, scorer.scoring)
+        share_id = f"{result_id}/{share.suffix}"
+        run.results.append(run.result(share_id, config, value, details, {"num_samples": counted}))
+
+
+def _aggregate(run: _Run, organization: str, relationship: str, samples_path: PurePosixPath) -> dict:
+    """The run's aggregate document: its source, library, model, results and where its samples are."""
+    log = run.log
+    packages = log.eval.packages or {}
+    details = {
+        "log": Path(run.location).name,
+        "task": log.eval.task,
+        "task_version": log.eval.task_version,
+        "absent_results": run.absent or None,
+    }
+    return {
         "schema_version": SCHEMA_VERSION,
-        "evaluation_id": base["evaluation_id"],
+        "evaluation_id": run.base["evaluation_id"],
         "evaluation_timestamp": log.eval.created,
         "retrieved_timestamp": str(int(time.time())),
         "source_metadata": {
@@ -246,30 +285,22 @@ def log_records(
             "source_type": "evaluation_run",
             "source_organization_name": organization,
             "evaluator_relationship": relationship,
-            "additional_details": string_details(
-                {
-                    "log": Path(location).name,
-                    "task": log.eval.task,
-                    "task_version": log.eval.task_version,
-                    "absent_results": absent or None,
-                }
-            ),
+            "additional_details": string_details(details),
         },
         "eval_library": {
             "name": "inspect_ai",
             "version": packages.get("inspect_ai", "unknown"),
             "additional_details": string_details({"narrative_infill": packages.get("narrative_infill")}),
         },
-        "model_info": model_info(model_id),
-        "evaluation_results": results,
+        "model_info": model_info(log.eval.model),
+        "evaluation_results": run.results,
         "detailed_evaluation_results": {
             "format": "jsonl",
             "file_path": str(samples_path),
             "hash_algorithm": "sha256",
-            "total_rows": len(records),
+            "total_rows": len(run.records),
         },
     }
-    return aggregate, records
 
 
 def export_eee(

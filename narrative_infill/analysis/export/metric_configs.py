@@ -1,6 +1,7 @@
 """What each score key of the tasks means, in Every Eval Ever's terms: bounds, direction, kind.
 
-One entry per key the ``metrics`` and ``judge`` scorers write. A key without an entry (a new
+One entry per key the ``metrics`` and ``judge`` scorers write; a judge dimension's entry comes
+from the dimensions of the judge prompt variant the log's judge used. A key without an entry (a new
 scorer key) stops the export with its name instead of being written with unknown bounds.
 """
 
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, high_label, is_high, is_low
+from ...definitions import HIGH_QAVG, LOW_QAVG, display_name, high_label, is_high, is_low
 from ...scorers.metrics.pairs import ATAVG
 
 
@@ -42,14 +43,10 @@ SPECS: dict[str, MetricSpec] = {
     "truncated": MetricSpec(
         "Truncated", "rate", _OVERLAP, True, 0.0, 1.0, "the output cap ended the response", binary=True
     ),
-    "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the five judge dimensions"),
+    "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the judge's dimensions"),
     "grader_failed": MetricSpec(
         "Grader failed", "failure_rate", _OVERLAP, True, 0.0, 1.0, "judgements without five valid scores"
     ),
-    **{
-        d: MetricSpec(d.replace("_", " ").title(), "rubric_score", "points", False, 1.0, 5.0, f"judge: {d}")
-        for d in DIMENSIONS
-    },
 }
 
 
@@ -83,23 +80,31 @@ def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
         Share(
             "low_share",
             MetricSpec(
-                f"Low% (QAvg < {LOW_QAVG:g})", "share", _OVERLAP, True, 0.0, 1.0,
+                f"Low% (QAvg < {LOW_QAVG:g})",
+                "share",
+                _OVERLAP,
+                True,
+                0.0,
+                1.0,
                 f"share of judged samples with QAvg < {LOW_QAVG:g}",
             ),
             lambda qavg: bool(is_low(qavg)),
             "share_below",
             {"threshold": LOW_QAVG},
         ),
-    )  # fmt: skip
+    )
 
 
 _PANEL_MEMBER = re.compile(r"^qavg_(.+)$")
 
 
-def spec_for(key: str) -> MetricSpec | None:
-    """The key's spec; ``qavg_<judge>`` (a panel member's QAvg) shares QAvg's."""
+def spec_for(key: str, dimensions: tuple[str, ...]) -> MetricSpec | None:
+    """The key's spec: a fixed key's, a judge dimension's (``dimensions``: those of the judge
+    prompt variant the log's judge used), or a panel member's ``qavg_<judge>`` (QAvg's)."""
     if key in SPECS:
         return SPECS[key]
+    if key in dimensions:
+        return MetricSpec(display_name(key), "rubric_score", "points", False, 1.0, 5.0, f"judge: {key}")
     member = _PANEL_MEMBER.match(key)
     if member:
         qavg = SPECS["qavg"]

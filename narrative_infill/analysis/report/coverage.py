@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...definitions import DIMENSIONS
+from ...scorers.judge.rubric import known_dimensions
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 
 #: A cell averaging fewer than this share of its run's samples is marked.
@@ -80,7 +80,7 @@ def _scorer_of(column) -> str | None:
     names = {str(part).lower() for part in (column if isinstance(column, tuple) else (column,))}
     if names & {*METRICS, "atavg"}:
         return "metrics"
-    if names & {*DIMENSIONS, "qavg", "high", "low"} or any(n.startswith("qavg_") for n in names):
+    if names & {*known_dimensions(), "qavg", "high", "low"} or any(n.startswith("qavg_") for n in names):
         return "judge"
     return None
 

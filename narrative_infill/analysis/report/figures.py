@@ -24,8 +24,15 @@ def figure2(
         lambda s: "instruction" if s in LEVELS else "reasoning" if s in PARADIGMS else None
     )
     high = is_high(frame["qavg"], high_inclusive)
-    table = (frame.assign(kind=kind, high=high.where(frame["qavg"].notna())).dropna(subset=["kind", "high"])
-             .groupby(["row", "kind"])["high"].mean().unstack("kind").rename_axis("model") * 100)  # fmt: skip
+    table = (
+        frame.assign(kind=kind, high=high.where(frame["qavg"].notna()))
+        .dropna(subset=["kind", "high"])
+        .groupby(["row", "kind"])["high"]
+        .mean()
+        .unstack("kind")
+        .rename_axis("model")
+        * 100
+    )
     if table.empty:
         return Absent("no judged TELeR or reasoning runs")
     import matplotlib

@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 
 from ...data.jsonl import read_csv_frame
-from ...definitions import DIMENSIONS, NarrativeInfillError
+from ...definitions import NarrativeInfillError
+from ..annotate.study import RATED
 from .document import Absent, Table
 
 #: How Table 2 meets epochs, said in report.md when the logs have more than one.
@@ -31,7 +32,7 @@ def read_human_ratings(path: str) -> pd.DataFrame:
     human = read_csv_frame(
         path, HumanRatingsError, dtype={"sample_id": str, "annotator": str, "model": str, "setting": str}
     )
-    missing = [c for c in ("sample_id", "annotator", *DIMENSIONS) if c not in human.columns]
+    missing = [c for c in ("sample_id", "annotator", *RATED) if c not in human.columns]
     if missing:
         raise HumanRatingsError(f"{path}: missing column(s) {', '.join(missing)}")
     for index, row in human.iterrows():
@@ -39,7 +40,7 @@ def read_human_ratings(path: str) -> pd.DataFrame:
         for column in ("sample_id", "annotator"):
             if pd.isna(row[column]) or not str(row[column]).strip():
                 raise HumanRatingsError(f"{path}, row {number}: column {column!r} is empty")
-        for dimension in DIMENSIONS:
+        for dimension in RATED:
             value = pd.to_numeric(row[dimension], errors="coerce")
             if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
                 raise HumanRatingsError(
@@ -61,7 +62,7 @@ def read_human_ratings(path: str) -> pd.DataFrame:
         raise HumanRatingsError(
             f"{path}, row {number}: a second rating of the same sample by the same annotator"
         )
-    human[list(DIMENSIONS)] = human[list(DIMENSIONS)].apply(pd.to_numeric).astype(int)
+    human[list(RATED)] = human[list(RATED)].apply(pd.to_numeric).astype(int)
     return human
 
 
@@ -83,13 +84,16 @@ def human_agreement(frame: pd.DataFrame, human_csv: str, has_judge: bool) -> Tab
         return Absent(
             f"sample {repeated['sample_id']} (epoch {repeated['epoch']}) is in more than one run of "
             "these logs: "
-            + ("give the ratings 'model' and 'setting' columns"
-               if len(keys) < 4 else "report each run's logs on their own with the ratings of that run")
-        )  # fmt: skip
+            + (
+                "give the ratings 'model' and 'setting' columns"
+                if len(keys) < 4
+                else "report each run's logs on their own with the ratings of that run"
+            )
+        )
     judged = judged.set_index(keys)
-    wide = human.pivot_table(index=keys, columns="annotator", values=list(DIMENSIONS))
+    wide = human.pivot_table(index=keys, columns="annotator", values=list(RATED))
     rows = []
-    for d in DIMENSIONS:
+    for d in RATED:
         row: dict[str, Any] = {"dimension": d}
         if len(annotators) >= 2:
             pair = wide[d][annotators[:2]].dropna()

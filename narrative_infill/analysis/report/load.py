@@ -260,6 +260,9 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         SampleColumn(
             "judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False
         ),
+        SampleColumn(
+            "judge_variant", path=partial(score_field, scorer="judge", name="judge_variant"), full=False
+        ),
         SampleColumn("metrics_scorings", path=scorings_field, full=False),
         SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False),
     ]

@@ -13,7 +13,7 @@ table.
 
 Judge quantities (QAvg and the five dimensions) come from the newest judge scores, labelled
 ``judge`` (``judge published`` for the published rule's extraction), comparable in level only
-when the paper's judge (GPT-4.1-mini) alone gave them; the metrics come from every metrics
+when the paper's judge (``paper_protocol.JUDGE_MODEL``) alone gave them; the metrics come from every metrics
 scoring, never pooled.
 """
 
@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...definitions import DIMENSIONS, PARADIGMS, TELER_LEVELS
+from ...definitions import PARADIGMS, TELER_LEVELS
 from ...extraction import DEFAULT_EXTRACTION
-from ...scorers.metrics.embedding import PAPER_BERTSCORE_LAYER, PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL
+from ...paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, JUDGE_MODEL, SEMF1_MODEL
+from ...scorers.judge.rubric import dimensions_of
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from ...scorers.metrics.signature import BackboneSignature
 from .paper_results import model_id, paper_results
@@ -41,9 +42,10 @@ BOOTSTRAP_SEED = 0
 #: Fewer matched models than this leave a ranking coefficient undefined.
 MIN_MODELS = 3
 NOT_COMPARABLE = "not comparable in level, compare rankings only"
-#: The paper's judge, GPT-4.1-mini, as ``judge_models`` names it (``grader=openai/gpt-4.1-mini``).
-_PAPER_JUDGE = re.compile(r"[\w-]+=(?:[\w.-]+/)*gpt-4\.1-mini(?:-\d{4}-\d{2}-\d{2})?")
-JUDGED = ("qavg", *DIMENSIONS)
+#: A dated snapshot of a model (``gpt-4.1-mini-2025-04-14``): the same judge as its undated name.
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}")
+#: The paper's tables report its own judge prompt's dimensions.
+JUDGED = ("qavg", *dimensions_of("paper"))
 #: Paper table -> its settings and the quantities it reports per model.
 MODEL_TABLES = {
     "table3": (TELER_LEVELS, (ATAVG, "qavg")),
@@ -88,16 +90,21 @@ def paper_name(model: str, names: list[str]) -> str | None:
 def is_paper_signature(signature: str | None) -> bool:
     """Whether a metrics signature uses the paper's backbones (roberta-large L17, distilroberta)."""
     named = BackboneSignature.parse(signature or "")
-    return named is not None and (named.bertscore_model, named.bertscore_layer, named.semf1_model) == (
-        PAPER_BERTSCORE_MODEL, PAPER_BERTSCORE_LAYER, PAPER_SEMF1_MODEL,
-    )  # fmt: skip
+    paper = (BERTSCORE_MODEL, BERTSCORE_LAYER, SEMF1_MODEL)
+    return named is not None and (named.bertscore_model, named.bertscore_layer, named.semf1_model) == paper
 
 
 def is_paper_judge(judge_models: str | None) -> bool:
     """Whether the judge scores came from the paper's judge alone (GPT-4.1-mini, any provider
     route or dated snapshot): ``judge_models`` is ``role=model, ...`` plus the extraction rule."""
     judges = (judge_models or "").split(" | ")[0].split(", ")
-    return len(judges) == 1 and _PAPER_JUDGE.fullmatch(judges[0].casefold()) is not None
+    if len(judges) != 1 or "=" not in judges[0]:
+        return False
+    model = judges[0].split("=", 1)[1].casefold().split("/")[-1]
+    paper = JUDGE_MODEL.casefold().split("/")[-1]
+    return model == paper or (
+        model.startswith(paper) and _SNAPSHOT.fullmatch(model[len(paper) :]) is not None
+    )
 
 
 def _judge_scoring(judge_models: str | None) -> str:
@@ -186,8 +193,14 @@ def _bootstrap(matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator) 
 
     from scipy.stats import kendalltau, rankdata, spearmanr
 
-    nan = {"kendall_tau": math.nan, "tau_low": math.nan, "tau_high": math.nan,
-           "spearman_rho": math.nan, "rho_low": math.nan, "rho_high": math.nan}  # fmt: skip
+    nan = {
+        "kendall_tau": math.nan,
+        "tau_low": math.nan,
+        "tau_high": math.nan,
+        "spearman_rho": math.nan,
+        "rho_low": math.nan,
+        "rho_high": math.nan,
+    }
     if matrix.shape[1] < MIN_MODELS or not len(matrix):
         return nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -51,10 +51,15 @@ def metrics_scorings(frame: pd.DataFrame) -> pd.DataFrame:
                 continue
             info = scorings[key]
             latest[info["signature"]] = {
-                "sample": index, "model": model, "setting": setting, "instance": problem,
-                "signature": info["signature"], "status": info["status"], "empty": info["empty"],
+                "sample": index,
+                "model": model,
+                "setting": setting,
+                "instance": problem,
+                "signature": info["signature"],
+                "status": info["status"],
+                "empty": info["empty"],
                 **{name: _float(values.get(name)) for name in VALUES},
-            }  # fmt: skip
+            }
         rows += latest.values()
     long = pd.DataFrame(rows)
     if long.empty:

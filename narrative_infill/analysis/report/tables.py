@@ -31,8 +31,9 @@ import math
 
 import pandas as pd
 
-from ...definitions import CONTAMINATION_ROUGE, DIMENSIONS, PARADIGMS, is_high, is_low, is_near_verbatim
+from ...definitions import CONTAMINATION_ROUGE, PARADIGMS, is_high, is_low, is_near_verbatim
 from ...definitions import TELER_LEVELS as LEVELS
+from ...scorers.judge.rubric import frame_dimensions
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from .coverage import coverage_tables
 from .document import Absent, Report, Table, has_columns
@@ -137,7 +138,7 @@ def _breakdown(subset: pd.DataFrame, order: tuple[str, ...]) -> Table:
     """Tables 10-12: every metric and dimension per setting and model."""
     if subset.empty:
         return Absent("no runs of these settings in the logs")
-    columns = [c for c in (*METRICS, "atavg", *DIMENSIONS, "qavg") if has_columns(subset, (c,))]
+    columns = [c for c in (*METRICS, "atavg", *frame_dimensions(subset), "qavg") if has_columns(subset, (c,))]
     if not columns:
         return Absent("no scores in the logs")
     grouped = subset.groupby(["setting", "model"])[columns].mean()
@@ -206,7 +207,8 @@ def _correlations(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | Ab
     over the settings."""
     from scipy.stats import kendalltau
 
-    columns = [*METRICS, "atavg", *DIMENSIONS, "qavg"]
+    dimensions = frame_dimensions(frame)
+    columns = [*METRICS, "atavg", *dimensions, "qavg"]
     judged = frame.dropna(subset=["qavg"])
     # One value per (setting, sample, model): the mean over epochs.
     per_model = judged.groupby(["setting", "id", "model"])[columns].mean()
@@ -216,7 +218,7 @@ def _correlations(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | Ab
         if len(systems) < 3:
             continue
         for metric_name in (*METRICS, "atavg"):
-            for d in (*DIMENSIONS, "qavg"):
+            for d in (*dimensions, "qavg"):
                 tau = kendalltau(systems[metric_name], systems[d]).statistic
                 system_rows.append(
                     {"setting": setting, "metric": metric_name, "dimension": d, "system_tau": tau}

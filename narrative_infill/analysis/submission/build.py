@@ -19,8 +19,9 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from ...definitions import DIMENSIONS, NarrativeInfillError, is_high, is_low, sample_row, setting_name
+from ...definitions import NarrativeInfillError, is_high, is_low, sample_row, setting_name
 from ...definitions import none_if_nan as _number
+from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import check_log
@@ -105,7 +106,9 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     if any(judged):
         scored = [q for q in qavg if q is not None]
         claims["qavg"] = _summary(qavg)
-        claims["dimensions"] = {d: _summary([_number(j.get(d)) for j in judged]) for d in DIMENSIONS}
+        variants = sorted({score_field(s, "judge", "judge_variant") for s in samples} - {None})
+        dimensions = dimensions_of_variants(variants)
+        claims["dimensions"] = {d: _summary([_number(j.get(d)) for j in judged]) for d in dimensions}
         claims["high"] = fmean(is_high(q, high_inclusive) for q in scored) if scored else None
         claims["low"] = fmean(is_low(q) for q in scored) if scored else None
     return claims

@@ -19,13 +19,13 @@ from typing import Any
 
 from ...data.dataset import DEMO, HF_DATASET
 from ...extraction import DEFAULT_EXTRACTION
+from ...paper_protocol import CAP_FACTOR, PUBLISHED_INSTANCES, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
 from ..report.load import newest_score
 from .judges import endpoint_problems
 
 RANKED_TRACKS = ("full", "10pct", "demo")
 CUSTOM_TRACK = "custom"
 TRACKS = (*RANKED_TRACKS, CUSTOM_TRACK)
-PUBLISHED_INSTANCES = 9142
 PUBLISHED_SOURCE = f"hf:{HF_DATASET}"
 #: The largest share of unscored judgements a ranked run may have: samples where any grader
 #: failed, so a panel's mean over the graders left counts too.
@@ -41,12 +41,12 @@ class Protocol:
     data: tuple[str, ...]
     subset: str | None
     instances: int | None  # None: the data decides (the 10% subset of the published set)
-    temperature: float = 0.8  # paper §3.2
-    top_p: float = 0.9
+    temperature: float = TEMPERATURE
+    top_p: float = TOP_P
     prompt_variant: str = "paper"
     system_role: bool = False
     unit: None = None  # the record's own unit
-    max_tokens_factor: float = 2.0
+    max_tokens_factor: float = CAP_FACTOR
     cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
     extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
     judge_variant: str = "paper"
@@ -148,7 +148,7 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
     role are checked on what the model was sent) and the cap from the gold span's length."""
     from ...definitions import PARADIGMS
     from ...prompts import prompt_template
-    from ...solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
+    from ...solvers.infill import max_tokens_for
 
     metadata = sample.metadata or {}
     template = prompt_template(setting, protocol.prompt_variant)
@@ -223,70 +223,101 @@ def _published_ids(track: str, unchecked: list[str]) -> set[str] | None:
     return {i.sample_id for i in picked}
 
 
+class _Published:
+    """A hub track's published instance ids, read at most once and only for a run on the hub's own
+    data (None where the data is out of reach, said in ``unchecked``)."""
+
+    def __init__(self, track: str, unchecked: list[str]):
+        self.track, self.unchecked = track, unchecked
+        self.read = False
+        self.ids: set[str] | None = None
+
+    def get(self) -> set[str] | None:
+        if not self.read:
+            self.read, self.ids = True, _published_ids(self.track, self.unchecked)
+        return self.ids
+
+
 def track_problems(track: str, runs: list, unchecked: list[str] | None = None) -> list[str]:
     """Why these runs are not the track's complete runs under its protocol (empty when they are);
     what could not be checked here goes to ``unchecked``."""
-    from ...data.dataset import load_benchmark
-
-    unchecked = [] if unchecked is None else unchecked
-
     if track not in TRACKS:
         return [f"unknown track {track!r}; choose from {', '.join(TRACKS)}"]
-    protocol = PROTOCOLS.get(track)
-    problems: list[str] = []
-    published: set[str] | None = None
-    unchecked_hub = False
-    for run in runs:
-        spec, name = run.header.eval, Path(run.location).name
-        args = spec.task_args or {}
-        if spec.config.limit is not None or spec.config.sample_id is not None:
-            problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
-        if any(args.get(f) is not None for f in _FILTERS):
-            problems.append(
-                f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
-            )
-        expected = {str(i) for i in spec.dataset.sample_ids or []}
-        if protocol is not None:
-            problems += _sample_problems(run.samples, name, protocol)
-            off_data = _dataset_problems(track, protocol, spec, args, name)
-            problems += off_data
-            problems += _decoding_problems(protocol, run.header, args, name)
-            problems += _judge_problems(protocol, run.header, args, name)
-            if track == "demo":
-                expected = {i.sample_id for i in load_benchmark(DEMO).instances}
-            elif published is None and not unchecked_hub and not off_data:  # the hub only for its own data
-                unchecked_hub, published = True, _published_ids(track, unchecked)
-            if track != "demo" and published is not None and expected != published:
-                problems.append(
-                    f"{name}: instances: the log's {len(expected)} ids are not "
-                    f"the {track} track's {len(published)}"
-                )
-            if protocol.instances is not None and len(expected) != protocol.instances:
-                problems.append(
-                    f"{name}: instances: {len(expected)}, the {track} track has {protocol.instances:,}"
-                )
-            recorded = ((spec.metadata or {}).get("dataset_identity") or {}).get("instances")
-            if recorded is not None and recorded != len(expected):
-                problems.append(f"{name}: instances: the task read {recorded}, the log lists {len(expected)}")
-        epochs = spec.config.epochs or 1
-        seen = {str(s.id) for s in run.samples}
-        if seen != expected or len(run.samples) != len(expected) * epochs:
-            problems.append(
-                f"{name}: {len(seen)} of the track's {len(expected)} instances "
-                f"({len(run.samples)} samples, {epochs} epoch(s))"
-            )
-        pairs = {(str(s.id), s.epoch) for s in run.samples}
-        if pairs != {(i, e) for i in expected for e in range(1, epochs + 1)}:
-            problems.append(
-                f"{name}: the samples are not each instance once per epoch 1..{epochs} "
-                f"({len(run.samples) - len(pairs)} repeated (id, epoch))"
-            )
-        unscored = [str(s.id) for s in run.samples if not s.error and newest_score(s, "metrics") is None]
-        if unscored:
-            problems.append(
-                f"{name}: {len(unscored)} sample(s) with no metrics score ({', '.join(unscored[:5])}...): "
-                "they would leave the means"
-            )
-    if protocol is not None:  # the judge at its provider's official endpoint (judges.py)
+    published = _Published(track, [] if unchecked is None else unchecked)
+    problems = [problem for run in runs for problem in _run_problems(track, run, published)]
+    if PROTOCOLS.get(track) is not None:  # the judge at its provider's official endpoint (judges.py)
         problems += endpoint_problems(track, runs)
+    return problems
+
+
+def _run_problems(track: str, run, published: _Published) -> list[str]:
+    """One run's problems: whole (no limit, no filter), under the track's protocol, every instance
+    once per epoch, every sample scored."""
+    spec, name = run.header.eval, Path(run.location).name
+    args = spec.task_args or {}
+    problems = []
+    if spec.config.limit is not None or spec.config.sample_id is not None:
+        problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
+    if any(args.get(f) is not None for f in _FILTERS):
+        problems.append(
+            f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
+        )
+    expected = {str(i) for i in spec.dataset.sample_ids or []}
+    protocol = PROTOCOLS.get(track)
+    if protocol is not None:
+        expected = _instances_expected(track, protocol, run, expected, published, problems)
+    return problems + _coverage_problems(run, expected, name)
+
+
+def _instances_expected(track, protocol: Protocol, run, listed: set[str], published, problems) -> set[str]:
+    """The run checked against the track's protocol (``problems`` grows); the instance ids the
+    track expects of it (the log's own list where the published ids are out of reach)."""
+    from ...data.dataset import load_benchmark
+
+    spec, name = run.header.eval, Path(run.location).name
+    args = spec.task_args or {}
+    problems += _sample_problems(run.samples, name, protocol)
+    off_data = _dataset_problems(track, protocol, spec, args, name)
+    problems += off_data
+    problems += _decoding_problems(protocol, run.header, args, name)
+    problems += _judge_problems(protocol, run.header, args, name)
+    expected = listed
+    if track == "demo":
+        expected = {i.sample_id for i in load_benchmark(DEMO).instances}
+    else:  # the hub only for its own data
+        ids = published.ids if off_data else published.get()
+        if ids is not None and expected != ids:
+            problems.append(
+                f"{name}: instances: the log's {len(expected)} ids are not the {track} track's {len(ids)}"
+            )
+    if protocol.instances is not None and len(expected) != protocol.instances:
+        problems.append(f"{name}: instances: {len(expected)}, the {track} track has {protocol.instances:,}")
+    recorded = ((spec.metadata or {}).get("dataset_identity") or {}).get("instances")
+    if recorded is not None and recorded != len(expected):
+        problems.append(f"{name}: instances: the task read {recorded}, the log lists {len(expected)}")
+    return expected
+
+
+def _coverage_problems(run, expected: set[str], name: str) -> list[str]:
+    """Every expected instance once per epoch, each with a metrics score."""
+    problems = []
+    epochs = run.header.eval.config.epochs or 1
+    seen = {str(s.id) for s in run.samples}
+    if seen != expected or len(run.samples) != len(expected) * epochs:
+        problems.append(
+            f"{name}: {len(seen)} of the track's {len(expected)} instances "
+            f"({len(run.samples)} samples, {epochs} epoch(s))"
+        )
+    pairs = {(str(s.id), s.epoch) for s in run.samples}
+    if pairs != {(i, e) for i in expected for e in range(1, epochs + 1)}:
+        problems.append(
+            f"{name}: the samples are not each instance once per epoch 1..{epochs} "
+            f"({len(run.samples) - len(pairs)} repeated (id, epoch))"
+        )
+    unscored = [str(s.id) for s in run.samples if not s.error and newest_score(s, "metrics") is None]
+    if unscored:
+        problems.append(
+            f"{name}: {len(unscored)} sample(s) with no metrics score ({', '.join(unscored[:5])}...): "
+            "they would leave the means"
+        )
     return problems

@@ -12,7 +12,6 @@ exit 1; soft findings are warnings.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,7 +20,15 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...definitions import ATAVG_COLUMN, CONTAMINATION_ROUGE, QAVG_COLUMN, is_near_verbatim, none_if_nan
+from ...definitions import (
+    ATAVG_COLUMN,
+    CONTAMINATION_ROUGE,
+    QAVG_COLUMN,
+    SAME_NUMBER_TOLERANCE,
+    is_near_verbatim,
+    none_if_nan,
+    same_number,
+)
 from .build import (
     content_hash,
     file_sha256,
@@ -39,7 +46,6 @@ from .schema import load_document, row_problems, schema_problems
 
 __all__ = ["Verification", "load_document", "row_problems", "schema_problems", "store", "verify"]
 
-TOLERANCE = 1e-9
 #: Soft-finding thresholds: an empty-extraction rate and a near-verbatim share (ROUGE-1 at or above
 #: ``CONTAMINATION_ROUGE``) above these are flagged.
 EMPTY_RATE_WARNING = 0.2
@@ -102,7 +108,7 @@ def _close(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=0, abs_tol=TOLERANCE)
+        return same_number(a, b)
     return a == b
 
 
@@ -218,7 +224,7 @@ def _check_logs(
     result.checks += [
         "every run successful, the track's complete sample set and protocol (read from the logs' headers)",
         "one model, one task version, one metric signature and one judge",
-        "every aggregate recomputed from the samples (within 1e-9)",
+        f"every aggregate recomputed from the samples (within {SAME_NUMBER_TOLERANCE:g})",
         "samples digest recomputed",
     ]
     _warnings(runs, claims, result)
@@ -248,7 +254,7 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
         if (
             "atavg" in header_scores
             and claims["atavg"]["mean"] is not None
-            and not math.isclose(header_scores["atavg"], claims["atavg"]["mean"], abs_tol=1e-6)
+            and not same_number(header_scores["atavg"], claims["atavg"]["mean"])
         ):
             result.warnings.append(
                 f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples "

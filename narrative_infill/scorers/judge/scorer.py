@@ -32,19 +32,21 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
-from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
+from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError, as_list, is_high, is_low
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
+from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
 from ..answer import extracted
 from .endpoint import endpoint_of, flat, served_by
 from .parse import JudgementError, parse_judgement
 from .prompt import JudgePrompt, judge_prompt
+from .rubric import dimensions_of
 from .schema import reply_constraint, structured_mode
 from .weighting import expected_scores
 
 logger = logging.getLogger(__name__)
 
-NOT_RUN_HINT = "inspect score LOG --scorer narrative_infill/judge --model-role grader=openai/gpt-4.1-mini"
+NOT_RUN_HINT = f"inspect score LOG --scorer narrative_infill/judge --model-role grader={JUDGE_MODEL}"
 
 
 class GraderNotBound(NarrativeInfillError, RuntimeError):
@@ -57,9 +59,7 @@ def share_above(threshold: float = HIGH_QAVG, inclusive: bool = False) -> Metric
 
     def compute(scores: list[SampleScore]) -> float:
         values = [s.score.as_float() for s in scores]
-        return (
-            fmean(v >= threshold if inclusive else v > threshold for v in values) if values else float("nan")
-        )
+        return fmean(is_high(v, inclusive, threshold) for v in values) if values else float("nan")
 
     return compute
 
@@ -70,7 +70,7 @@ def share_below(threshold: float = LOW_QAVG) -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         values = [s.score.as_float() for s in scores]
-        return fmean(v < threshold for v in values) if values else float("nan")
+        return fmean(is_low(v, threshold) for v in values) if values else float("nan")
 
     return compute
 
@@ -101,7 +101,7 @@ def _judges(roles: list[str], grader_model: str | None) -> list[tuple[str, Model
     if not judges:
         raise GraderNotBound(
             f"the judge needs a grader model and none of the roles {roles} is bound. Add "
-            "--model-role grader=openai/gpt-4.1-mini (the paper's judge), or pass grader_model=...; "
+            f"--model-role grader={JUDGE_MODEL} (the paper's judge), or pass grader_model=...; "
             "the model under test never grades itself."
         )
     return judges
@@ -214,11 +214,12 @@ async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) 
     return verdict
 
 
-def _value(verdicts: dict[str, dict]) -> dict[str, float]:
-    """QAvg, the five dimensions (means over the judges that gave a verdict), each panel member's
-    QAvg, and the share of judges that failed."""
+def _value(verdicts: dict[str, dict], variant: str) -> dict[str, float]:
+    """QAvg, the variant's dimensions (means over the judges that gave a verdict), each panel
+    member's QAvg, and the share of judges that failed."""
     judged = [v for v in verdicts.values() if "values" in v]
-    dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in DIMENSIONS}
+    asked = dimensions_of(variant)
+    dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in asked}
     value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
     if len(verdicts) > 1:
         for name, verdict in verdicts.items():
@@ -235,7 +236,7 @@ def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str) -> 
         name: f"{v.get('response_model')} ({v.get('system_fingerprint')})" for name, v in verdicts.items()
     }
     return Score(
-        value=_value(verdicts),
+        value=_value(verdicts, variant),
         answer=answer.text,
         reason="grader_failed" if len(failures) == len(verdicts) else None,
         explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
@@ -273,7 +274,7 @@ def judge(
     roles: str | list[str] = "grader",
     grader_model: str | None = None,
     retries: int = 2,
-    temperature: float = 0.0,
+    temperature: float = JUDGE_TEMPERATURE,
     probability_weighted: bool = False,
     top_logprobs: int = 5,
     max_concurrent: int = 16,
@@ -316,7 +317,7 @@ def judge(
     Low% (`share_below`, QAvg below 2); `qavg_<judge>` per panel member; `grader_failed`,
     the share of judgements the grader failed.
     """
-    role_list = [roles] if isinstance(roles, str) else list(roles)
+    role_list = as_list(roles) or []
     call = JudgeCall.from_options(  # bad values fail here, not once per sample
         variant=variant,
         retries=retries,

@@ -28,14 +28,14 @@ from functools import cache
 import numpy as np
 
 from ...definitions import NarrativeInfillError, OptionError
+from ...paper_protocol import BERTSCORE_LAYER as PAPER_BERTSCORE_LAYER
+from ...paper_protocol import BERTSCORE_MODEL as PAPER_BERTSCORE_MODEL
+from ...paper_protocol import SEMF1_MODEL as PAPER_SEMF1_MODEL
 from .cache import EmbeddingCache
 from .signature import BackboneSignature, display_model, sentence_model_max_seq_length
 
 logger = logging.getLogger(__name__)
 
-PAPER_BERTSCORE_MODEL = "roberta-large"
-PAPER_BERTSCORE_LAYER = 17
-PAPER_SEMF1_MODEL = "sentence-transformers/paraphrase-distilroberta-base-v1"
 #: all-MiniLM-L6-v2 has six layers; BERTScore reads the last one.
 MINILM_LAYER = 6
 BACKBONES = ("auto", "paper", "minilm")

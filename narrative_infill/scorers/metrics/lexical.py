@@ -33,7 +33,7 @@ def _meteor():
     from nltk import word_tokenize
     from nltk.translate import meteor_score
 
-    from ...local.nltk_data import ensure_punkt, ensure_wordnet
+    from ...nltk_data import ensure_punkt, ensure_wordnet
 
     ensure_punkt()
     ensure_wordnet()

