@@ -1,9 +1,9 @@
 """Definitions every room shares: one home for each rule that two rooms would otherwise copy.
 
-The judge's five dimensions, the paper's High%/Low% rule, the contamination threshold, METEOR's
-parameters, the setting names and how a log names its setting, the per-sample row of a
-submission, and the base class of the package's errors. Imports nothing from the package, so
-any room may import it.
+The judge's five dimensions, the paper's High%/Low% rule, the contamination and context-copy
+thresholds, METEOR's parameters, the setting names and how a log names its setting, the
+per-sample row of a submission, and the base class of the package's errors. Imports nothing
+from the package, so any room may import it.
 """
 
 from __future__ import annotations
@@ -61,6 +61,19 @@ CONTAMINATION_ROUGE = 0.8
 def is_near_verbatim(rouge1: Any) -> Any:
     """Whether an answer's ROUGE-1 F1 (a float or a pandas Series) makes it a near-verbatim copy."""
     return rouge1 >= CONTAMINATION_ROUGE
+
+
+#: An answer whose ``context_copy`` (the share of its words in runs of three or more copied from the
+#: story around the blank; ``scorers/metrics/copying.py``) is above this is a copy of the context,
+#: not an answer. Chosen from data: docs/baselines.md.
+CONTEXT_COPY_THRESHOLD = 0.5
+#: A ranked entry with more than this share of copied answers is flagged on the board, not ranked.
+COPIED_SHARE_LIMIT = 0.5
+
+
+def is_copied(context_copy: Any) -> Any:
+    """Whether an answer's ``context_copy`` (a float or a pandas Series) makes it a copy of the context."""
+    return context_copy > CONTEXT_COPY_THRESHOLD
 
 
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).
