@@ -15,7 +15,7 @@ rank among the 21 (1 = highest), the models at or below the context baseline; th
 ``context_copy`` on the real outputs (its distribution) and on the baselines, and the share of
 each model's answers above ``CONTEXT_COPY_THRESHOLD``.
 
-Usage: nice python benchmarks/baselines_table.py [--backbone minilm]
+Usage: nice python benchmarks/baselines_table.py [--backbone minilm] [--copy-only]
 """
 
 from __future__ import annotations
@@ -140,15 +140,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backbone", default="minilm", help="auto, paper or minilm (default)")
     parser.add_argument("--n", type=int, default=None, help="responses (default: all)")
+    parser.add_argument("--copy-only", action="store_true", help="only the context_copy figures (no scoring)")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load average at start: {load_average()}")
     rows = load_rows(args.n)
     ways = answers_per_way(rows, baseline_answers(rows))
     print(f"{len(rows)} responses, {len({r['problem'] for r in rows})} problems; extracted")
-    scores = score_all(rows, ways, args.backbone)
-    for extraction in EXTRACTIONS:
-        level_table(rows, scores, extraction)
+    if not args.copy_only:
+        scores = score_all(rows, ways, args.backbone)
+        for extraction in EXTRACTIONS:
+            level_table(rows, scores, extraction)
     copy_figures(rows, ways)
     print(
         f"\ntotal {time.perf_counter() - started:.0f} s; peak RSS {peak_rss_mb():.0f} MB; "
