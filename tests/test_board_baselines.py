@@ -4,6 +4,7 @@ entry's copy share and mark against the context baseline, the copy flag, and a p
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from helpers import browser_page, mock_output
@@ -34,7 +35,7 @@ def weak(messages, tools, tool_choice, config):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def board(tmp_path_factory):
     """A demo-track entry that copies; a custom-track entry run on the demo data (published extraction)."""
     root = tmp_path_factory.mktemp("board")
     for name, respond, track, extraction in (
@@ -47,7 +48,12 @@ def site(tmp_path_factory):
         out = root / "submissions" / f"{name}.json"
         assert main(["submit", str(root / "logs" / name), "-o", str(out), "--track", track]) == 0
     assert main(["leaderboard", str(root / "submissions"), "-o", str(root / "site")]) == 0
-    return root / "site"
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(board):
+    return board / "site"
 
 
 def _rows(site) -> list[dict]:
@@ -96,3 +102,23 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400, f"the page is {width} px wide"
     assert NOT_ABOVE in marks and COPY_RULE in marks and flagged == ["mockllm/copier"]
+
+
+def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
+    """The flag rests on each sample's context_copy: verify recomputes it from the logged answer."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from narrative_infill.analysis.submission.build import build_submission, write_submission
+
+    forged = tmp_path / "logs"
+    shutil.copytree(board / "logs" / "copier", forged)
+    for path in forged.glob("*.eval"):
+        log = read_eval_log(str(path))
+        for sample in log.samples:
+            sample.scores["metrics"].value["context_copy"] = 0.0
+        write_eval_log(log, str(path))
+    document = build_submission([str(forged)], "demo")
+    assert document["settings"]["l2"]["rates"]["copied"] == 0.0  # the forger's file claims no copying
+    write_submission(document, tmp_path / "forged.json")
+    assert main(["verify", str(tmp_path / "forged.json"), "--logs", str(forged)]) == 1
+    assert "context_copy is not the copy share of the answer in 24 sample(s)" in capsys.readouterr().out

@@ -228,6 +228,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     from inspect_ai.log import read_eval_log_samples
 
     from ...extraction import extract_with
+    from ...scorers.metrics.copying import context_copy
     from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
     from .protocol import extraction_of, sample_protocol_problem
 
@@ -274,6 +275,9 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
                 findings.add(
                     "truncated flag disagrees with the stop reason", where, f"stop {full.output.stop_reason}"
                 )
+            copied = none_if_nan((metrics.value or {}).get("context_copy"))  # absent in older logs
+            if copied is not None and not _same(copied, context_copy(answer, _problem(full))):
+                findings.add("context_copy is not the copy share of the answer", where, f"logged {copied!r}")
             instance = instances.get(str(full.id)) if instances is not None else None
             if instances is not None and (
                 instance is None
@@ -296,7 +300,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     recheck.checks.append(
         f"{total} samples re-read: each summary compared with its record, the generating model "
         "with the log's, answers re-extracted from the raw outputs, "
-        "truncation from the stop reason, "
+        "truncation from the stop reason, context_copy from the answer, "
         "judge scores re-parsed from the graders' replies"
         + (", problems and golds compared with the data" if instances else "")
     )
