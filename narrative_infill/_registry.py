@@ -1,11 +1,13 @@
-"""Inspect registry entry point: importing this registers the tasks, solvers, scorers, the replay model and
-the hook that gives the llama-cpp-python provider the local server's key. It imports only those (tasks,
+"""Inspect registry entry point: importing this registers the tasks, solvers, scorers, the replay model,
+the null baselines' provider (``baseline/<rule>``) and the hook that gives the llama-cpp-python provider
+the local server's key. It imports only those (tasks,
 solvers, scorers, providers), never analysis code: Inspect imports it whenever it resolves a name."""
 
 from .local.provider_key import LocalServerKey  # noqa: F401
 from .scorers.judge.scorer import judge  # noqa: F401
 from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401
+from .solvers.baseline_model import BaselineModel  # noqa: F401
 from .solvers.replay import ReplayModel, replay_output  # noqa: F401
 from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4  # noqa: F401
 from .tasks.judge_check import judge_check  # noqa: F401

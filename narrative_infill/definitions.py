@@ -1,11 +1,10 @@
 """Definitions every room shares: one home for each rule that two rooms would otherwise copy.
 
-The judge's five dimensions, the paper's High%/Low% rule, the contamination threshold, METEOR's
-parameters, the setting names and how a log names its setting, how a one-or-several option
-becomes a list, when a recomputed number is the same number, the per-sample row of a
-submission, and the base class of the package's errors. (The paper's run protocol is in
-``paper_protocol``.) Imports nothing from the package, so
-any room may import it.
+The judge's five dimensions, the paper's High%/Low% rule, the contamination and context-copy
+thresholds, METEOR's parameters, the setting names and how a log names its setting, how a
+one-or-several option becomes a list, when a recomputed number is the same number, the per-sample
+row of a submission, and the base class of the package's errors. (The paper's run protocol is in
+``paper_protocol``.) Imports nothing from the package, so any room may import it.
 """
 
 from __future__ import annotations
@@ -63,6 +62,22 @@ CONTAMINATION_ROUGE = 0.8
 def is_near_verbatim(rouge1: Any) -> Any:
     """Whether an answer's ROUGE-1 F1 (a float or a pandas Series) makes it a near-verbatim copy."""
     return rouge1 >= CONTAMINATION_ROUGE
+
+
+#: An answer whose ``context_copy`` (the share of its words in runs of three or more copied from the
+#: story around the blank; ``scorers/metrics/copying.py``) is above this is a copy of the context,
+#: not an answer: at most a fifth of its words are its own. Chosen from data (docs/baselines.md):
+#: on the authors' 9,800 outputs the scores pile up at 0 and at 1 with the trough at 0.8-0.9, and
+#: every null-baseline copy scores 1.
+CONTEXT_COPY_THRESHOLD = 0.8
+#: A ranked entry with more than this share of copied answers is flagged on the board, not ranked:
+#: over twice the highest share among the authors' 20 models under the package's extraction (11.6%).
+COPIED_SHARE_LIMIT = 0.25
+
+
+def is_copied(context_copy: Any) -> Any:
+    """Whether an answer's ``context_copy`` (a float or a pandas Series) makes it a copy of the context."""
+    return context_copy > CONTEXT_COPY_THRESHOLD
 
 
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).

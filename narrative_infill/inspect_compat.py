@@ -3,10 +3,11 @@
 Everything here reaches past Inspect's public API, or builds a log object by hand: when an
 Inspect release changes one of these, this module is the only place to mend, and the CI's run
 on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
-0.3.285): the active generate config of a solver's call, the ``--model-role`` parser its own
-commands use, adding replayed samples to a finished log, showing a package error the way
-Inspect's command line shows its own prerequisite errors (the message alone), and the base URL a
-provider's client resolved (the judge records where its grader was reached).
+0.3.285): the active generate config of a solver's call, the running sample's state (for a model
+provider), the ``--model-role`` parser its own commands use, adding replayed samples to a finished
+log, showing a package error the way Inspect's command line shows its own prerequisite errors (the
+message alone), and the base URL a provider's client resolved (the judge records where its grader
+was reached).
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ def active_generate_config() -> Any:
     from inspect_ai.model._generate_config import active_generate_config as active
 
     return active()
+
+
+def running_sample() -> Any:
+    """The ``TaskState`` of the sample whose model call is running (None outside a sample): how the
+    baseline provider reads the instance it answers."""
+    from inspect_ai.solver._task_state import sample_state
+
+    return sample_state()
 
 
 def parse_model_roles(values: list[str]) -> dict[str, Any]:

@@ -406,8 +406,10 @@ def test_the_batch_recipe_reaches_the_grader():
 
 
 def _sharp_grader(messages, tools, tool_choice, config):
-    """Scores a written infill 4-5 and an empty one 1."""
-    empty = "[empty: the candidate wrote nothing]" in messages[-1].text
+    """Scores a written infill 4-5, and 1 an empty one or one whose first sentence is in the story."""
+    story, candidate = messages[-1].text.split("STORY WITH BLANK:")[1].split("CANDIDATE INFILL:")
+    first = candidate.split("INSTRUCTIONS:")[0].strip().split(". ")[0]
+    empty = "[empty: the candidate wrote nothing]" in candidate or first in story
     return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
 
 
@@ -420,17 +422,18 @@ def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path
     [log] = eval(
         judge_check(instances=3), model_roles={"grader": sharp}, display="none", log_dir=str(tmp_path)
     )
-    assert log.status == "success" and len(log.samples) == 6
-    assert {s.metadata["baseline"] for s in log.samples} == {"gold", "empty"}
+    assert log.status == "success" and len(log.samples) == 12
+    assert {s.metadata["baseline"] for s in log.samples} == {"gold", "empty", "context", "neighbour"}
     assert all(
         s.scores["judge"].answer == (s.target if s.metadata["baseline"] == "gold" else "")
         for s in log.samples
+        if s.metadata["baseline"] in ("gold", "empty")
     )
     figures = summarize(log)
     assert (
         figures["qavg_gold"] == pytest.approx(3.8)
-        and figures["qavg_empty"] == 1.0
-        and figures["gap"] == pytest.approx(2.8)
+        and figures["qavg_empty"] == figures["qavg_context"] == figures["qavg_neighbour"] == 1.0
+        and figures["gap"] == figures["gap_context"] == pytest.approx(2.8)
     )
     monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": sharp})
     assert main(["judge-check", "--model-role", "grader=sharp", "-n", "2", "--log-dir", str(tmp_path)]) == 0
@@ -439,3 +442,23 @@ def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path
     monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": blind})
     assert main(["judge-check", "--model-role", "grader=blind", "-n", "2", "--log-dir", str(tmp_path)]) == 1
     assert "FLAGGED" in capsys.readouterr().out
+
+
+def test_judge_check_flags_a_grader_that_rewards_copying_and_names_the_probe(tmp_path):
+    """A grader that only sees emptiness passes the empty probe but not the copies."""
+    from narrative_infill.data.baselines import context_answer
+    from narrative_infill.tasks.judge_check import describe, judge_check
+
+    def empty_only(messages, tools, tool_choice, config):
+        empty = "[empty: the candidate wrote nothing]" in messages[-1].text
+        return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
+
+    grader_model = get_model("mockllm/copy-blind", custom_outputs=empty_only, memoize=False)
+    [log] = eval(
+        judge_check(instances=2), model_roles={"grader": grader_model}, display="none", log_dir=str(tmp_path)
+    )
+    copies = [s for s in log.samples if s.metadata["baseline"] == "context"]
+    assert copies and all(s.scores["judge"].answer == context_answer(s.input) for s in copies)  # whole
+    text, flagged = describe(log)
+    assert flagged and "cannot tell the gold span from the context, neighbour probes" in text
+    assert "gap    2.80 (gold minus empty" in text and "gap    0.00 (gold minus context" in text

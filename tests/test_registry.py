@@ -51,7 +51,7 @@ def test_registry_import_is_light():
 
 def test_judge_check_resolves_by_name():
     task = registry_create("task", "narrative_infill/judge_check", instances=2)
-    assert task.name == "narrative_infill/judge_check" and len(task.dataset) == 4
+    assert task.name == "narrative_infill/judge_check" and len(task.dataset) == 8
 
 
 def test_inspect_lists_every_task_from_the_source_files():

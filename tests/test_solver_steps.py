@@ -60,7 +60,8 @@ def test_fixed_answer_gives_the_gold_span_or_nothing():
     log = _run(fixed_answer(), judge_check(instances=2).dataset, "none/none")
     answers = {s.metadata["baseline"]: [] for s in log.samples}
     for sample in log.samples:
-        expected = sample.target if sample.metadata["baseline"] == "gold" else ""
-        assert sample.output.completion == expected and sample.target
+        expected = {"gold": sample.target, "empty": ""}.get(sample.metadata["baseline"])
+        assert expected is None or sample.output.completion == expected and sample.target
         answers[sample.metadata["baseline"]].append(sample.output.completion)
-    assert sorted(answers) == ["empty", "gold"] and len(answers["gold"]) == 2
+    assert sorted(answers) == ["context", "empty", "gold", "neighbour"] and len(answers["gold"]) == 2
+    assert all(answer and "______" not in answer for answer in answers["context"])

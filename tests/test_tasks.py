@@ -39,7 +39,8 @@ def test_registered_task_runs_and_logs(tmp_path):
     frame = samples_df(str(log_dir))
     assert len(frame) == 24
     assert all(
-        set(json.loads(value)) == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated"}
+        set(json.loads(value))
+        == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated", "context_copy"}
         for value in frame["score_metrics"]
     )
     assert set(frame["metadata_position"]) == {"opening", "middle", "closing"}

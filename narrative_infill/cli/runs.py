@@ -42,10 +42,11 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _judge_check(args: argparse.Namespace) -> int:
-    """judge the gold span and an empty answer on N instances: a grader must tell them apart
+    """judge the gold span against empty and copied answers on N instances: a grader must tell them apart
 
-    Judge two fixed answers per instance, the gold span and nothing, and print each QAvg and the gap;
-    exit 1 (flagged) when the gap is below --min-gap.
+    Judge four fixed answers per instance, the gold span and three probes (nothing, the story around the
+    blank, the sentences next to it), and print each QAvg and the gold's gap to each probe; exit 1
+    (flagged, naming the probes) when any gap is below --min-gap.
     """
     from inspect_ai import eval as inspect_eval
 

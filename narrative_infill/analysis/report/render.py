@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...data.atomic import atomic_dir, check_output_dir
+from .baselines import baseline_tables
 from .coverage import COVERAGE_TABLE, MARK_NOTE, low_coverage, marked
 from .document import Absent, Report
 from .figures import figure2
@@ -37,6 +38,8 @@ def write_report(
     frame = loaded.frame
     report = build_report(frame, high_inclusive, human_csv)
     report.add(SENSITIVITY_TABLE, sensitivity_table(frame.assign(model=frame["row"])))  # one run per row
+    for name, table in baseline_tables(frame).items():
+        report.add(name, table)
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = loaded.notes + report.notes
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}

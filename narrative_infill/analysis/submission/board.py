@@ -33,7 +33,7 @@ from ...definitions import (
 )
 from .build import content_hash
 from .protocol import RANKED_TRACKS
-from .recompute import logged_backbones
+from .reference import COPY_NOTE, NOT_ABOVE, reference_rows
 from .verify import Verification, load_document, locate_logs, schema_problems, self_consistency, verify
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -184,7 +184,7 @@ def rank(rows: list[dict[str, Any]]) -> None:
     entry has it, else AtAvg; rank = 1 + the entries whose interval lies wholly above this one's."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
-        if not row["baseline"] and row["track"] in RANKED_TRACKS:
+        if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("copy_flag"):
             groups.setdefault(row["group"], []).append(row)
     labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
     for group, members in groups.items():
@@ -197,64 +197,6 @@ def rank(rows: list[dict[str, Any]]) -> None:
                 for other in members
                 if other is not row and other[key] and row[key] and other[key][1] > row[key][2]
             )
-
-
-def _track_instances(track: str):
-    from ...data.dataset import DEMO, load_benchmark, stratified_subset
-
-    if track == "demo":
-        return load_benchmark(DEMO).instances
-    instances = load_benchmark("hf").instances
-    return stratified_subset(instances, track) if track == "10pct" else instances
-
-
-def left_sentence(instance) -> str:
-    """The sentence right before the blank (empty when the blank opens the story)."""
-    from ...data.records import BLANK
-    from ...data.text import split_sentences
-
-    before = instance.problem.split(BLANK)[0].strip()
-    sentences = split_sentences(before, instance.domain) if before else []
-    return sentences[-1] if sentences else ""
-
-
-def baselines(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The empty-answer and left-sentence baselines for each (track, metric signature) on the
-    board, scored here with that signature's backbones; unavailable ones say why."""
-    from ...scorers.metrics.pairs import score_pairs
-
-    out = []
-    for track, signature in sorted({(r["track"], r["signature"]) for r in rows if not r["baseline"]}):
-        settings = sorted(
-            {s for r in rows if r["track"] == track and r["signature"] == signature for s in r["settings"]},
-            key=SETTINGS.index,
-        )
-        for name, answer in (
-            ("baseline: empty answer", lambda i: ""),
-            ("baseline: left sentence copied", left_sentence),
-        ):
-            row = {"file": None, "track": track, "model": name, "submitter": None, "judge": "not judged",
-                   "signature": signature, "badge": "baseline", "verified": False, "baseline": True,
-                   "high": None, "low": None, "qavg": None, "settings": {}}  # fmt: skip
-            try:
-                instances = _track_instances(track)
-                backbones = logged_backbones(signature)
-                scores = [
-                    p.values["atavg"]
-                    for p in score_pairs(
-                        [answer(i) for i in instances], [i.gold_answer for i in instances], backbones
-                    )
-                ]
-            except Exception as err:  # data or backbone out of reach: say so on the board
-                row.update(unavailable=f"{type(err).__name__}: {err}", n=0, atavg=None)
-            else:
-                row.update(
-                    n=len(scores),
-                    atavg=bootstrap([[[score] for score in scores]]),
-                    settings={s: {"atavg": float(np.mean(scores)), "qavg": None} for s in settings},
-                )
-            out.append(row)
-    return out
 
 
 def _cell(value, digits: int = 3) -> str:
@@ -284,6 +226,7 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         lines.append(
             f"High% counts {high_label(True)} (the authors' scripts), not the paper's {high_label()}."
         )
+    lines.append(COPY_NOTE)
     for track in sorted({r["track"] for r in rows}):
         members = [r for r in rows if r["track"] == track]
         settings = [s for s in SETTINGS if any(s in r["settings"] for r in members)]
@@ -298,6 +241,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             "High%",
             "Low%",
             "n",
+            "copied%",
+            "vs context",
             "metric signature",
         ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -316,6 +261,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
                 _cell(r["high"] and r["high"] * 100, 1),
                 _cell(r["low"] and r["low"] * 100, 1),
                 str(r["n"]),
+                _cell(r.get("copied") and r["copied"] * 100, 1),
+                r.get("copy_flag") or r.get("vs_context") or "",
                 r["signature"][:60],
             ]
             if r.get("unavailable"):
@@ -375,13 +322,16 @@ def write_leaderboard(
     for row in rows:
         if row["file"] in bundled:
             row["logs_bundle"] = f"logs/{Path(row['file']).stem}/index.html"
+    references = reference_rows(rows, submissions, bootstrap)
     rank(rows)
-    rows += baselines(rows)
+    rows += references
     data = {
         "settings": list(SETTINGS),
         "confidence": CONFIDENCE,
         "resamples": BOOTSTRAP_RESAMPLES,
         "high_rule": high_label(high_inclusive),
+        "copy_note": COPY_NOTE,
+        "not_above": NOT_ABOVE,
         "rows": rows,
     }
     template = resources.files(__package__).joinpath("board.html").read_text(encoding="utf-8")

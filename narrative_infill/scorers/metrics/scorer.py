@@ -10,6 +10,7 @@ from inspect_ai.solver import TaskState
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
+from .copying import context_copy, copied_share
 from .pairs import ATAVG, METRIC_NAMES
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
@@ -55,7 +56,11 @@ def with_extraction(signature: str, extraction: str) -> str:
     return f"{signature} | extraction={extraction}"
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
+#: ``context_copy`` (not part of AtAvg): its mean, and the share of answers above the copy threshold.
+COPY_METRICS = {"context_copy": [mean(), copied_share()]}
+
+
+@scorer(metrics={**{key: [mean(), stderr()] for key in _KEYS}, **COPY_METRICS})
 @shown_by_inspect
 def metrics(
     backbone: str = "auto",
@@ -67,7 +72,9 @@ def metrics(
     extraction: str = DEFAULT_EXTRACTION,
 ) -> Scorer:
     """AtAvg, the mean of BERTScore F1, ROUGE-1 F1, METEOR, chrF and Sem-F1 of the extracted
-    infill, each metric, and ``truncated`` (whether the output cap ended the response).
+    infill, each metric, ``truncated`` (whether the output cap ended the response) and
+    ``context_copy`` (how much of the answer is copied from the story around the blank,
+    ``copying.context_copy``; not part of AtAvg).
 
     Args:
       backbone: "auto" (the paper's models when cached, else the packaged MiniLM with a
@@ -91,6 +98,7 @@ def metrics(
         cut = truncated(state)
         value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
         value["truncated"] = float(cut)
+        value["context_copy"] = context_copy(answer.text, state.input_text)
         metadata: dict[str, object] = {
             "truncated": cut,
             "extraction_status": answer.status.value,

@@ -1,0 +1,70 @@
+"""``context_copy``: how much of an answer is copied from the story around the blank.
+
+Definition: the answer's words (lower-cased runs of letters and digits) that lie inside a
+run of at least ``COPY_NGRAM`` (3) consecutive words also found, in the same order and
+adjacent, in the context (the problem with its blank removed), as a share of the answer's
+words. Equivalently, the share of answer words covered by answer word trigrams that occur in
+the context. An answer shorter than three words counts as copied when it occurs whole, as
+consecutive words, in the context. An empty answer copies nothing (0).
+
+Why this measure: it reads 1 for a copied sentence, the whole story, or several copied
+sentences run together, and about the copied share for an answer that copies one sentence and
+adds its own; it stays near 0 for an original sentence that reuses the story's names and
+common words (single shared words and pairs do not count, where ROUGE-1 or a longest common
+subsequence against a long context would give credit for scattered words such as "the",
+"she", "to"). Contamination (``definitions.CONTAMINATION_ROUGE``) counts reproducing the gold;
+this counts reproducing the context, which the automatic metrics reward because the gold
+shares the story's names and topic.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inspect_ai.scorer import Metric, SampleScore, metric
+
+from ...data.records import BLANK
+from ...definitions import CONTEXT_COPY_THRESHOLD, is_copied
+
+#: Shortest run of consecutive words that counts as copied.
+COPY_NGRAM = 3
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _words(text: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def _ngrams(words: list[str], size: int) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def context_copy(answer: str, problem: str) -> float:
+    """The share (0..1) of ``answer``'s words inside runs of ``COPY_NGRAM`` or more consecutive
+    words copied from ``problem``'s context (module docstring). Linear in the two lengths."""
+    words = _words(answer)
+    if not words:
+        return 0.0
+    context = _words(problem.replace(BLANK, " "))
+    size = min(COPY_NGRAM, len(words))
+    found = _ngrams(context, size)
+    covered = [False] * len(words)
+    for start in range(len(words) - size + 1):
+        if tuple(words[start : start + size]) in found:
+            covered[start : start + size] = [True] * size
+    return sum(covered) / len(words)
+
+
+@metric
+def copied_share() -> Metric:
+    """The share of samples whose ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD``: answers
+    that are mostly copies of the context."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [score.score.as_float() for score in scores]
+        return sum(bool(is_copied(value)) for value in values) / len(values) if values else float("nan")
+
+    return compute
+
+
+__all__ = ["COPY_NGRAM", "CONTEXT_COPY_THRESHOLD", "context_copy", "copied_share"]
