@@ -5,7 +5,8 @@ Inspect release changes one of these, this module is the only place to mend, and
 on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
 0.3.285): the active generate config of a solver's call, the ``--model-role`` parser its own
 commands use, adding replayed samples to a finished log, and showing a package error the way
-Inspect's command line shows its own prerequisite errors (the message alone).
+Inspect's command line shows its own prerequisite errors (the message alone), and a metric that
+logs under the name of the Inspect metric it hands its samples to (``logged_as``).
 """
 
 from __future__ import annotations
@@ -98,3 +99,19 @@ def _prerequisite_kind(kind: type[NarrativeInfillError]) -> type[NarrativeInfill
             kind.__name__, (kind, PrerequisiteError), {"__module__": kind.__module__}
         )
     return _PREREQUISITE_KINDS[kind]
+
+
+def logged_as(inner: Any, compute: Callable[[list[Any]], Any]) -> Any:
+    """A metric computed by ``compute`` that the log names as ``inner`` (its name and parameters):
+    for a metric that completes the samples' metadata and then calls ``inner`` on them, so that
+    ``stderr`` stays ``stderr`` for the viewer and every tool that reads the log's metrics."""
+    from inspect_ai._util.registry import (
+        registry_info,
+        registry_params,
+        set_registry_info,
+        set_registry_params,
+    )
+
+    set_registry_info(compute, registry_info(inner))
+    set_registry_params(compute, registry_params(inner))
+    return compute

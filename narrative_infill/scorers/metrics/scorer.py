@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, truncated
+from ..error_bars import headline_metrics, key_metrics
 from .pairs import ATAVG, METRIC_NAMES
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
@@ -55,7 +56,7 @@ def with_extraction(signature: str, extraction: str) -> str:
     return f"{signature} | extraction={extraction}"
 
 
-@scorer(metrics={key: [mean(), stderr()] for key in _KEYS})
+@scorer(metrics={key: headline_metrics() if key == ATAVG else key_metrics() for key in _KEYS})
 @shown_by_inspect
 def metrics(
     backbone: str = "auto",
