@@ -238,12 +238,14 @@ def test_leaderboard_files_rank_with_intervals_and_show_baselines(site):
     assert 0 < rows["baseline: left sentence copied"]["atavg"][0] < 1
     low, high = rows["mockllm/beta"]["atavg"][1:]
     assert low <= rows["mockllm/beta"]["atavg"][0] <= high
-    # Both QAvg intervals are [3.8, 3.8]: they overlap, so neither ranks above the other.
+    # Both judged every instance 3.8: the paired differences are all 0, so neither ranks above the other.
     assert (
         rows["mockllm/alpha"]["ranked_on"] == "qavg"
         and rows["mockllm/alpha"]["rank"] == rows["mockllm/beta"]["rank"] == 1
     )
+    assert sorted(rows[m]["tied_with"] for m in ("mockllm/alpha", "mockllm/beta")) == [[1], [2]]
     markdown = (site / "leaderboard.md").read_text()
+    assert "(tied with #1)" in markdown and "(tied with #2)" in markdown
     assert "## Track: demo" in markdown and "| verified |" in markdown
     html = (site / "index.html").read_text()
     assert "<script src" not in html and "http" not in html.split("<body>")[1]  # self-contained, no network
