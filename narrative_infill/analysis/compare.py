@@ -20,9 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.narrative import NARRATIVE, narrative_of
 from ..definitions import DIMENSIONS, NarrativeInfillError, none_if_nan
 from ..scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from .report.cells import sample_narratives
 from .report.load import load_samples, read_log
 from .stats import CONFIDENCE, POWER, RESAMPLES, SEED, PairedTest, paired_test
 
@@ -89,15 +89,7 @@ def _shown(value: Any) -> str:
 
 def _narratives(frame: pd.DataFrame) -> pd.Series:
     """Each sample id's narrative (``data.narrative``)."""
-    fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
-    first = frame.groupby("id").first()
-    return pd.Series(
-        {
-            sample_id: narrative_of({f: row.get(c) for c, f in fields.items()}, sample_id)
-            for sample_id, row in first.iterrows()
-        },
-        dtype=object,
-    )
+    return sample_narratives(frame).groupby(frame["id"]).first()
 
 
 def _quantity(a: Side, b: Side, column: str, seed: int, resamples: int) -> dict[str, Any] | None:
