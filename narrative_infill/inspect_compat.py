@@ -6,8 +6,9 @@ on the newest release is where it shows. Inspect has no public equivalent of any
 0.3.285): the active generate config of a solver's call, the running sample's state (for a model
 provider), the ``--model-role`` parser its own commands use, adding replayed samples to a finished
 log, showing a package error the way Inspect's command line shows its own prerequisite errors (the
-message alone), and the base URL a provider's client resolved (the judge records where its grader
-was reached).
+message alone), the base URL a provider's client resolved (the judge records where its grader was
+reached), and a metric that logs under the name of the Inspect metric it hands its samples to
+(``logged_as``).
 """
 
 from __future__ import annotations
@@ -126,3 +127,19 @@ def client_base_url(model: Any) -> str | None:
     has no such client (mockllm, in-process models)."""
     url = getattr(getattr(model.api, "client", None), "base_url", None)
     return str(url) if url else None
+
+
+def logged_as(inner: Any, compute: Callable[[list[Any]], Any]) -> Any:
+    """A metric computed by ``compute`` that the log names as ``inner`` (its name and parameters):
+    for a metric that completes the samples' metadata and then calls ``inner`` on them, so that
+    ``stderr`` stays ``stderr`` for the viewer and every tool that reads the log's metrics."""
+    from inspect_ai._util.registry import (
+        registry_info,
+        registry_params,
+        set_registry_info,
+        set_registry_params,
+    )
+
+    set_registry_info(compute, registry_info(inner))
+    set_registry_params(compute, registry_params(inner))
+    return compute

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from inspect_ai.model import GenerateConfig
 
-from narrative_infill.analysis.submission.board import bootstrap, by_instance
+from narrative_infill.analysis.submission.ranking import instance_values, interval
 from narrative_infill.analysis.submission.protocol import PUBLISHED_SOURCE, track_problems
 
 COMMIT = "c" * 40
@@ -94,9 +94,9 @@ def test_decoding_prompt_and_judge_deviations_are_named():
 
 def test_epochs_are_resampled_with_their_instance():
     values = [0.1 * (i % 10) for i in range(24)]
-    once = bootstrap([by_instance([[f"s{i}", 1, v, None] for i, v in enumerate(values)], 2)])
-    five = bootstrap(
-        [by_instance([[f"s{i}", e, v, None] for e in range(1, 6) for i, v in enumerate(values)], 2)]
+    once = interval(instance_values({"l1": [[f"s{i}", 1, v, None] for i, v in enumerate(values)]}, 2))
+    five = interval(
+        instance_values({"l1": [[f"s{i}", e, v, None] for e in range(1, 6) for i, v in enumerate(values)]}, 2)
     )
     assert five == pytest.approx(once)  # the same 24 instances: five identical epochs add no information
 

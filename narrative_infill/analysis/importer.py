@@ -23,6 +23,7 @@ from inspect_ai.scorer import Scorer
 
 from ..data.atomic import atomic_dir
 from ..data.jsonl import iter_jsonl, read_csv_frame
+from ..data.narrative import NARRATIVE, record_narrative
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
 from ..inspect_compat import add_samples, replayed_sample
 from ..solvers.replay import replay_output
@@ -180,6 +181,7 @@ def _sample(item: ImportedRow) -> Sample:
     }
     if n is not None:
         metadata["n"] = n
+    metadata[NARRATIVE] = record_narrative(record, str(record["problem"]), gold)
     return Sample(
         id=_sample_id(record, item.origin, item.row),
         input=str(record["problem"]),

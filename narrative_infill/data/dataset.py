@@ -19,6 +19,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..definitions import NarrativeInfillError, as_list
 from .jsonl import iter_jsonl, read_utf8
+from .narrative import NARRATIVE, narrative_key
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
 
 logger = logging.getLogger(__name__)
@@ -266,11 +267,13 @@ def filter_instances(
 
 
 def to_sample(instance: Instance) -> Sample:
+    """The instance as an Inspect sample; its metadata names its source narrative (``NARRATIVE``),
+    the cluster of the scorers' error bars."""
     return Sample(
         id=instance.sample_id,
         input=instance.problem,
         target=instance.gold_answer,
-        metadata=instance.metadata(),
+        metadata={**instance.metadata(), NARRATIVE: narrative_key(instance.dataset, instance.ref_id)},
     )
 
 

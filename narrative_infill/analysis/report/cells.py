@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...data.narrative import NARRATIVE, narrative_of
 from ...definitions import NarrativeInfillError, setting_name
 
 #: The generation settings that can change an output (not retries, timeouts, connections, caching).
@@ -113,3 +114,18 @@ def label_runs(headers: Mapping[str, Any], model_of) -> RunLabels:
                 f"({'; '.join(sorted(rows))}), never averaged, and the Overall row counts each row once."
             )
     return labels
+
+
+def sample_narratives(frame: Any) -> Any:
+    """Each row's source narrative (``data.narrative``), from the sample's metadata columns."""
+    import pandas as pd
+
+    fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
+    return pd.Series(
+        [
+            narrative_of({f: row[c] for c, f in fields.items()}, sample_id)
+            for sample_id, row in zip(frame["id"], frame[list(fields)].to_dict("records"))
+        ],
+        index=frame.index,
+        dtype=object,
+    )

@@ -3,9 +3,10 @@
 For each paper table the logs can speak to, a side-by-side (``paper_<table>.csv``): per setting
 and model, the paper's number, ours under each metrics scoring (an extraction rule, see
 ``scorings``), and the difference. Per setting, the Kendall tau and Spearman rho between our
-model ranking and the paper's, each with a percentile bootstrap interval over instances
-(instances are drawn with replacement, the per-model means and the coefficient recomputed;
-an instance is the problem text, so a model's samples of one problem move together). The
+model ranking and the paper's, each with a percentile bootstrap interval over source narratives
+(narratives are drawn with replacement with all their instances, ``analysis.stats``, the
+per-model means and the coefficient recomputed; an instance is the problem text, so a model's
+samples of one problem move together). The
 paper's rows that the logs lack are listed (``paper_missing.csv``). A scoring whose backbones
 are not the paper's (MiniLM instead of roberta-large and paraphrase-distilroberta) is
 labelled "not comparable in level, compare rankings only". ``report.md`` gets one line per
@@ -33,6 +34,8 @@ from ...paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, JUDGE_MODEL, SEM
 from ...scorers.judge.rubric import dimensions_of
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from ...scorers.metrics.signature import BackboneSignature
+from ..stats import unit_draws
+from .cells import sample_narratives
 from .paper_results import model_id, paper_results
 from .scorings import extraction_of, metrics_scorings
 
@@ -164,6 +167,7 @@ def _samples(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame()
     long = pd.concat(parts, ignore_index=True).dropna(subset=["value"])
+    long["narrative"] = long["instance"].map(dict(zip(frame["input"], sample_narratives(frame))))
     long["paper_model"] = long["model"].map(lambda m: paper_name(str(m), names))
     return long.dropna(subset=["paper_model"])
 
@@ -185,10 +189,12 @@ def kendall_tau_b_rows(draws: np.ndarray, paper: np.ndarray) -> np.ndarray:
     return tau
 
 
-def _bootstrap(matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
+def _bootstrap(
+    matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator, clusters: list
+) -> dict[str, float]:
     """Tau and rho of the column means against ``paper``, with 95% percentile intervals from
     resampling the rows (instances) of ``matrix`` (instances x models, NaN where a model has no
-    sample of an instance)."""
+    sample of an instance) by source narrative (``clusters``, one per row)."""
     import warnings
 
     from scipy.stats import kendalltau, rankdata, spearmanr
@@ -206,12 +212,9 @@ def _bootstrap(matrix: np.ndarray, paper: np.ndarray, rng: np.random.Generator) 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # a constant ranking has no coefficient: NaN, said by the NaN
         means = np.nanmean(matrix, axis=0)
-        draws = np.stack(
-            [
-                np.nanmean(matrix[rng.integers(0, len(matrix), len(matrix))], axis=0)
-                for _ in range(BOOTSTRAP_DRAWS)
-            ]
-        )
+        weights = unit_draws(clusters, rng, BOOTSTRAP_DRAWS)  # whole narratives drawn (analysis.stats)
+        present = ~np.isnan(matrix)
+        draws = (weights @ np.where(present, matrix, 0.0)) / (weights @ present)
         taus = kendall_tau_b_rows(draws, paper)
         # Spearman's rho is Pearson's r of the ranks: scipy ranks every draw (ties averaged).
         ranks, paper_ranks = rankdata(draws, axis=1), rankdata(paper)
@@ -284,6 +287,7 @@ def _compare_table(table: str, long: pd.DataFrame, comparison: Comparison) -> li
                     matrix.to_numpy(dtype=float),
                     cells[matrix.columns].to_numpy(dtype=float),
                     _cell_rng(table, setting, quantity),
+                    list(group.groupby("instance")["narrative"].first()[matrix.index]),
                 ),
             }
         )

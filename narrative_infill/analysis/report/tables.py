@@ -15,6 +15,8 @@ Conventions, each as in the paper unless said:
   a value whose scorer covers under 95% of its cell is marked in report.md and the figure.
 * High% = share of judged samples with QAvg > 4 (``--high-inclusive``: >= 4, the authors'
   scripts); Low% = share with QAvg < 2.
+* Tables 3 and 5 carry each cell's 95% interval half-width (``AtAvg ±95%``, ``QAvg ±95%``),
+  clustered by source narrative (``analysis.stats``), as ``compare`` and the leaderboard do.
 * Narrative length buckets (Table 8): short <= 5 sentences, medium 6-15, long > 15.
 * Kendall tau (Table 4), as Appendix A.2, within each setting: system level over the model
   means; sample level, for each sample, the tau across the models' epoch-averaged scores, then
@@ -31,10 +33,13 @@ import math
 
 import pandas as pd
 
+from ...data.narrative import LENGTH_BUCKETS, length_bucket
 from ...definitions import CONTAMINATION_ROUGE, PARADIGMS, is_high, is_low, is_near_verbatim
 from ...definitions import TELER_LEVELS as LEVELS
 from ...scorers.judge.rubric import frame_dimensions
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from ..stats import clustered_interval
+from .cells import sample_narratives
 from .coverage import coverage_tables
 from .document import Absent, Report, Table, has_columns
 from .human import EPOCH_JOIN_NOTE, human_agreement
@@ -125,13 +130,26 @@ def _by_setting(
     if subset.empty:
         return Absent(f"no {what} runs in the logs")
     parts = {}
-    if has_metrics:
-        parts["AtAvg"] = _pivot(subset, "atavg", "setting", order)
-    if has_judge:
-        parts["QAvg"] = _pivot(subset, "qavg", "setting", order)
+    for present, column, name in ((has_metrics, "atavg", "AtAvg"), (has_judge, "qavg", "QAvg")):
+        if present:
+            parts[name] = _pivot(subset, column, "setting", order)
+            parts[f"{name} ±95%"] = _half_widths(subset, column, parts[name])
     if not parts:
         return Absent("neither metric nor judge scores in the logs")
     return pd.concat(parts, axis=1)
+
+
+def _half_widths(subset: pd.DataFrame, value: str, means: pd.DataFrame) -> pd.DataFrame:
+    """Each cell's 95% interval half-width, clustered by source narrative (``analysis.stats``); the
+    Overall row, a mean of row means over shared instances, is left without one."""
+    scored = subset.dropna(subset=[value])
+    narratives = sample_narratives(scored)
+    widths = means * float("nan")
+    for (model, setting), cell in scored.groupby(["model", "setting"]):
+        found = clustered_interval(cell[value].to_numpy(), list(narratives[cell.index]))
+        if found is not None:
+            widths.loc[model, setting] = found.high - found.mean
+    return widths
 
 
 def _breakdown(subset: pd.DataFrame, order: tuple[str, ...]) -> Table:
@@ -177,10 +195,8 @@ def _low_by_length_position_n(frame: pd.DataFrame) -> Table:
     """Table 8: Low% per narrative length bucket, blank position and span length."""
     if not has_columns(frame, ("metadata_narrative_sentences", "metadata_position", "metadata_n")):
         return Absent("samples carry no narrative length, position or n")
-    length = pd.cut(
-        frame["metadata_narrative_sentences"].astype(float),
-        [0, 5, 15, math.inf],
-        labels=["short (<=5)", "medium (6-15)", "long (>15)"],
+    length = pd.Categorical(
+        frame["metadata_narrative_sentences"].map(length_bucket), [label for label, _ in LENGTH_BUCKETS]
     )
     t8 = (
         frame.assign(length=length)

@@ -5,11 +5,11 @@ One table per track; a row is (model, judge, metric signature), with AtAvg and Q
 High%, Low%, n, and a badge the board earns itself: with ``--logs`` it runs ``verify`` on each
 submission (a ``.verification.json`` beside a file is never read), and without it every entry is
 "file only". Each file's claims are checked against its own samples. The headline numbers carry
-a seeded bootstrap interval that resamples instances (all epochs of an instance together) within
-each setting, and a row ranks above another only when their intervals do not overlap, within a
-group that shares track, settings, task versions, metric signature, data and judge (models, prompt
-variant, weighting); ``custom`` entries are never ranked. Two baselines computed here (an empty
-answer, and a copy of the sentence left of the blank) show what "did nothing" scores.
+a 95% interval clustered by source narrative, and entries are ordered by paired tests on the
+instances each pair shares (``ranking.py``), within a group that shares track, settings, task
+versions, metric signature, data and judge (models, prompt variant, weighting); ``custom`` entries
+are never ranked. Two baselines computed here (an empty answer, and a copy of the sentence left of
+the blank) show what "did nothing" scores.
 """
 
 from __future__ import annotations
@@ -31,52 +31,15 @@ from ...definitions import (
     is_low,
     is_missing,
 )
+from ..stats import CONFIDENCE
 from .build import content_hash
-from .protocol import RANKED_TRACKS
+from .ranking import INSTANCES, instance_values, interval, rank, rank_label
 from .reference import COPY_NOTE, NOT_ABOVE, reference_rows
 from .verify import Verification, load_document, locate_logs, schema_problems, self_consistency, verify
-
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 20260101
-CONFIDENCE = 0.95
 
 
 class LeaderboardError(NarrativeInfillError, ValueError):
     """A submission that cannot go on the board, named by its file."""
-
-
-def bootstrap(
-    groups_by_setting: list[list[list[float]]], seed: int = BOOTSTRAP_SEED
-) -> tuple[float, float, float] | None:
-    """(mean, low, high): the pooled mean over samples and its percentile interval. Each setting
-    is a list of instances, each instance the values of its epochs; instances are resampled
-    (with all their epochs) within each setting, so repeated epochs never count as independent
-    draws (numpy has no clustered, stratified bootstrap: written here)."""
-    settings = [[np.asarray(i, dtype=float) for i in s if len(i)] for s in groups_by_setting]
-    settings = [s for s in settings if s]
-    if not settings:
-        return None
-    rng = np.random.default_rng(seed)
-    sums, counts = np.zeros(BOOTSTRAP_RESAMPLES), np.zeros(BOOTSTRAP_RESAMPLES)
-    for instances in settings:
-        totals = np.array([i.sum() for i in instances])
-        sizes = np.array([len(i) for i in instances])
-        picks = rng.integers(0, len(instances), size=(BOOTSTRAP_RESAMPLES, len(instances)))
-        sums += totals[picks].sum(axis=1)
-        counts += sizes[picks].sum(axis=1)
-    means = sums / counts
-    tail = (1 - CONFIDENCE) / 2 * 100
-    pooled = np.concatenate([np.concatenate(s) for s in settings])
-    return float(pooled.mean()), float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
-
-
-def by_instance(rows: list[list], column: int) -> list[list[float]]:
-    """The values of ``column`` grouped by sample id (one list per instance, its epochs)."""
-    instances: dict[str, list[float]] = {}
-    for row in rows:
-        if row[column] is not None:
-            instances.setdefault(str(row[0]), []).append(row[column])
-    return list(instances.values())
 
 
 def _group(document: dict[str, Any]) -> list:
@@ -99,7 +62,7 @@ def _group(document: dict[str, Any]) -> list:
 def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool = False) -> dict[str, Any]:
     provenance = document["provenance"]
     samples = document["samples"]
-    qavg = [by_instance(rows, QAVG_COLUMN) for rows in samples.values()]
+    atavg, qavg = instance_values(samples, ATAVG_COLUMN), instance_values(samples, QAVG_COLUMN)
     scored = [q for rows in samples.values() for q in (r[QAVG_COLUMN] for r in rows) if q is not None]
     return {
         "file": file,
@@ -122,8 +85,9 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
         "high": float(np.mean([is_high(q, high_inclusive) for q in scored])) if scored else None,
         "low": float(np.mean([is_low(q) for q in scored])) if scored else None,
         "n": sum(len(rows) for rows in samples.values()),
-        "atavg": bootstrap([by_instance(rows, ATAVG_COLUMN) for rows in samples.values()]),
-        "qavg": bootstrap(qavg) if scored else None,
+        "atavg": interval(atavg),
+        "qavg": interval(qavg) if scored else None,
+        INSTANCES: {"atavg": atavg, "qavg": qavg},
     }
 
 
@@ -179,26 +143,6 @@ def read_submissions(
     return rows
 
 
-def rank(rows: list[dict[str, Any]]) -> None:
-    """Within each group of comparable entries (``_group``; ranked tracks only): QAvg when every
-    entry has it, else AtAvg; rank = 1 + the entries whose interval lies wholly above this one's."""
-    groups: dict[str, list[dict]] = {}
-    for row in rows:
-        if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("copy_flag"):
-            groups.setdefault(row["group"], []).append(row)
-    labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
-    for group, members in groups.items():
-        key = "qavg" if all(m["qavg"] for m in members) else "atavg"
-        for row in members:
-            row["ranked_on"] = key
-            row["group_label"] = f"G{labels[group]}" if len(groups) > 1 else ""
-            row["rank"] = 1 + sum(
-                1
-                for other in members
-                if other is not row and other[key] and row[key] and other[key][1] > row[key][2]
-            )
-
-
 def _cell(value, digits: int = 3) -> str:
     return "—" if is_missing(value) else f"{value:.{digits}f}"
 
@@ -215,9 +159,10 @@ def _markdown_cell(text: str) -> str:
 
 def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = ["# Narrative infilling leaderboard", "",
-             f"Intervals: {CONFIDENCE:.0%} bootstrap over instances, all epochs of an instance together "
-             f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}). "
-             "A row ranks above another only when their intervals do not overlap, within a group sharing "
+             f"Intervals: {CONFIDENCE:.0%}, clustered by source narrative (all instances and epochs of a "
+             "story together). A row ranks above another only when a paired test on the instances both "
+             f"scored finds them different (p < {1 - CONFIDENCE:.2f}, sign flips of whole narratives, "
+             "seeded); \"tied with #k\" names the rows it does not differ from, within a group sharing "
              "settings, task versions, metric signature, data and judge (models, prompt variant, "
              "weighting; G1, G2... when a track has several); custom entries are never ranked. "
              "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
@@ -246,10 +191,10 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             "metric signature",
         ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        for r in sorted(members, key=lambda r: (r["baseline"], r.get("rank", 99), r["model"])):
+        for r in sorted(members, key=lambda r: (r["baseline"], r.get("position", 99), r["model"])):
             badge = r["badge"]
             cells = [
-                f"{r.get('rank', '')}{' ' + r['group_label'] if r.get('group_label') else ''}",
+                rank_label(r),
                 r["model"],
                 r["judge"],
                 badge,
@@ -322,13 +267,14 @@ def write_leaderboard(
     for row in rows:
         if row["file"] in bundled:
             row["logs_bundle"] = f"logs/{Path(row['file']).stem}/index.html"
-    references = reference_rows(rows, submissions, bootstrap)
+    references = reference_rows(rows, submissions)
     rank(rows)
+    for row in rows:
+        del row[INSTANCES]
     rows += references
     data = {
         "settings": list(SETTINGS),
         "confidence": CONFIDENCE,
-        "resamples": BOOTSTRAP_RESAMPLES,
         "high_rule": high_label(high_inclusive),
         "copy_note": COPY_NOTE,
         "not_above": NOT_ABOVE,

@@ -37,6 +37,7 @@ from ...definitions import (
 )
 from ...extraction import DEFAULT_EXTRACTION
 from .protocol import RANKED_TRACKS
+from .ranking import interval
 from .verify import load_document
 
 REFERENCE_RULES = ("empty", "neighbour", "context")
@@ -116,14 +117,29 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
     return {rule: {key: next(atavg) for key in keys} for rule in REFERENCE_RULES}
 
 
-def _reference_row(rule: str, track: str, signature: str, scores: dict, bootstrap) -> dict[str, Any]:
+def _reference_row(rule: str, track: str, signature: str, scores: dict) -> dict[str, Any]:
+    """A baseline's row: never ranked, its AtAvg with the interval the entries get."""
     settings = sorted({s for s, _ in scores}, key=lambda s: SETTINGS.index(s) if s in SETTINGS else 99)
-    return {"file": None, "track": track, "model": f"baseline/{rule}", "submitter": None,
-            "judge": "not judged", "signature": signature, "badge": "baseline", "verified": False,
-            "baseline": True, "high": None, "low": None, "qavg": None, "n": len(scores),
-            "atavg": bootstrap([[[v] for v in scores.values()]]),
-            "settings": {s: {"atavg": float(np.mean([v for (t, _), v in scores.items() if t == s])),
-                             "qavg": None} for s in settings}}  # fmt: skip
+    return {
+        "file": None,
+        "track": track,
+        "model": f"baseline/{rule}",
+        "submitter": None,
+        "judge": "not judged",
+        "signature": signature,
+        "badge": "baseline",
+        "verified": False,
+        "baseline": True,
+        "high": None,
+        "low": None,
+        "qavg": None,
+        "n": len(scores),
+        "atavg": interval({key: [value] for key, value in scores.items()}) if scores else None,
+        "settings": {
+            s: {"atavg": float(np.mean([v for (t, _), v in scores.items() if t == s])), "qavg": None}
+            for s in settings
+        },
+    }
 
 
 def _copied_share(document: dict[str, Any]) -> float | None:
@@ -160,7 +176,7 @@ def _data_key(document: dict) -> str:
     return hashlib.sha256(json.dumps(dataset, sort_keys=True).encode()).hexdigest()
 
 
-def reference_rows(rows: list[dict[str, Any]], submissions: Path, bootstrap) -> list[dict[str, Any]]:
+def reference_rows(rows: list[dict[str, Any]], submissions: Path) -> list[dict[str, Any]]:
     """Mark every entry (copy share, flag, against the context baseline) and return the reference
     rows, per (track, metric signature, data); rows whose data cannot be read here say why."""
     documents = {row["file"]: load_document(Path(submissions) / row["file"]) for row in rows}
@@ -177,9 +193,7 @@ def reference_rows(rows: list[dict[str, Any]], submissions: Path, bootstrap) -> 
             _mark(member, documents[member["file"]], scores["context"] if scores else None)
         for rule in REFERENCE_RULES:
             if scores:
-                out.append(_reference_row(rule, track, signature, scores[rule], bootstrap))
+                out.append(_reference_row(rule, track, signature, scores[rule]))
             else:
-                out.append(
-                    _reference_row(rule, track, signature, {}, lambda _: None) | {"unavailable": reason}
-                )
+                out.append(_reference_row(rule, track, signature, {}) | {"unavailable": reason})
     return out

@@ -28,7 +28,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.model import model_roles as bound_model_roles
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
@@ -37,6 +37,7 @@ from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
 from ..answer import extracted
+from ..error_bars import headline_metrics, key_metrics
 from .endpoint import endpoint_of, flat, served_by
 from .parse import JudgementError, parse_judgement
 from .prompt import JudgePrompt, judge_prompt
@@ -256,13 +257,13 @@ def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str) -> 
     )
 
 
-_PER_DIMENSION = {dimension: [mean(), stderr()] for dimension in DIMENSIONS}
+_PER_DIMENSION = {dimension: key_metrics() for dimension in DIMENSIONS}
 
 
 # QAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 @scorer(
     metrics={
-        "qavg": [mean(), stderr(), share_above(HIGH_QAVG), share_below(LOW_QAVG)],
+        "qavg": [*headline_metrics(), share_above(HIGH_QAVG), share_below(LOW_QAVG)],
         **_PER_DIMENSION,
         "qavg_*": [mean()],
         "grader_failed": [mean()],
@@ -312,7 +313,8 @@ def judge(
       optional: with no grader bound, record no judge score (and warn once) instead of failing
         the sample; the tasks' default, so that a run without a grader still gets its metrics.
 
-    Metrics: per-dimension mean and stderr; QAvg mean, stderr, High% (`share_above`, QAvg
+    Metrics (``error_bars``: stderr clustered by source narrative): per-dimension mean and
+    stderr; QAvg mean, stderr, 95% interval, the paper's breakdowns, High% (`share_above`, QAvg
     above 4; the authors' scripts used >= 4: rescore with a different metric if needed) and
     Low% (`share_below`, QAvg below 2); `qavg_<judge>` per panel member; `grader_failed`,
     the share of judgements the grader failed.

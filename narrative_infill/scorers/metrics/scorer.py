@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
+from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
 from .pairs import ATAVG, METRIC_NAMES
 
@@ -60,7 +61,9 @@ def with_extraction(signature: str, extraction: str) -> str:
 COPY_METRICS = {"context_copy": [mean(), copied_share()]}
 
 
-@scorer(metrics={**{key: [mean(), stderr()] for key in _KEYS}, **COPY_METRICS})
+@scorer(
+    metrics={**{key: headline_metrics() if key == ATAVG else key_metrics() for key in _KEYS}, **COPY_METRICS}
+)
 @shown_by_inspect
 def metrics(
     backbone: str = "auto",

@@ -1,0 +1,50 @@
+"""``compare``: two runs paired on the instances both scored."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .options import command
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """is run A's score really different from run B's? (paired, clustered by source narrative)
+
+    A and B are each one run: a log, or a folder holding one run's logs (two settings of one model,
+    or two models of one setting). Over the instances both scored: the mean difference of AtAvg,
+    QAvg, each metric and judge dimension, with a paired bootstrap interval over source narratives,
+    a two-sided sign-flip p-value and the smallest difference detectable at 80% power. Runs scored
+    with different metric signatures, judges, dataset revisions or task versions are refused."""
+    from ..analysis.compare import compare_runs, markdown
+
+    result = compare_runs([args.a], [args.b], seed=args.seed, resamples=args.resamples)
+    text = json.dumps(result, indent=1) + "\n" if args.format == "json" else markdown(result)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"{result['shared_instances']} shared instances; written to {args.output}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def add_commands(commands) -> None:
+    from ..analysis.stats import RESAMPLES, SEED
+
+    compare = command(commands, _compare)
+    compare.add_argument("a", help="run A: a log, or a folder of one run's logs")
+    compare.add_argument("b", help="run B: a log, or a folder of one run's logs")
+    compare.add_argument(
+        "--format", choices=["markdown", "json"], default="markdown", help="(default: markdown)"
+    )
+    compare.add_argument("-o", "--output", type=Path, help="write to this file instead of printing")
+    compare.add_argument(
+        "--seed", type=int, default=SEED, help=f"bootstrap and sign-flip seed (default {SEED})"
+    )
+    compare.add_argument(
+        "--resamples",
+        type=int,
+        default=RESAMPLES,
+        help=f"bootstrap and sign-flip draws (default {RESAMPLES})",
+    )

@@ -1,0 +1,88 @@
+"""The statistics module shown right by simulation: narratives with correlated instances.
+
+Every test is seeded, so its outcome is fixed; the bounds are still set from the binomial margin of
+the number of draws, so that another seed could not flip them either: with D draws, a rate p is
+estimated with standard deviation sqrt(p (1 - p) / D), and each bound sits at least 4 of those
+from the expected rate.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from narrative_infill.analysis.stats import (
+    clustered_interval,
+    clustered_stderr,
+    minimum_detectable,
+    paired_test,
+    sign_flip_p,
+)
+
+NARRATIVES, PER_NARRATIVE = 40, 6  # ~3.8 instances per narrative in the published set; more here
+STORY_SD, INSTANCE_SD = 1.0, 1.0  # intra-narrative correlation 0.5
+
+
+def draw(rng, shift=0.0, narratives=NARRATIVES):
+    """Values of ``narratives`` x PER_NARRATIVE instances: a shared story effect plus noise."""
+    story = rng.normal(0.0, STORY_SD, size=(narratives, 1))
+    values = shift + story + rng.normal(0.0, INSTANCE_SD, size=(narratives, PER_NARRATIVE))
+    return values.ravel(), np.repeat(np.arange(narratives), PER_NARRATIVE)
+
+
+def test_the_clustered_interval_covers_the_true_mean_about_95_percent_of_draws_and_the_naive_one_less():
+    rng, draws = np.random.default_rng(38), 2000
+    clustered = naive = 0
+    for _ in range(draws):
+        values, clusters = draw(rng)
+        found = clustered_interval(values, clusters)
+        clustered += found.low <= 0.0 <= found.high
+        naive_half = 1.96 * values.std(ddof=1) / math.sqrt(len(values))
+        naive += abs(values.mean()) <= naive_half
+    margin = 4 * math.sqrt(0.95 * 0.05 / draws)  # 0.0195
+    assert 0.95 - margin - 0.01 <= clustered / draws <= 0.95 + margin  # CR1 with t(G-1): at most a bit low
+    # design effect 1 + (6 - 1) * 0.5 = 3.5: the naive interval is sqrt(3.5) too narrow, covering ~70%
+    assert naive / draws < 0.80
+
+
+def test_the_clustered_stderr_matches_inspects_formula():
+    values, clusters = [1.0, 3.0, 2.0, 6.0, 4.0], ["a", "a", "b", "b", "c"]
+    deviations = np.array(values) - np.mean(values)
+    sums = [deviations[:2].sum(), deviations[2:4].sum(), deviations[4:].sum()]
+    expected = math.sqrt(3 / 2 * sum(s * s for s in sums)) / 5
+    assert clustered_stderr(values, clusters) == pytest.approx(expected)
+
+
+def test_the_sign_flip_test_rejects_about_5_percent_of_draws_when_there_is_no_difference():
+    rng, draws = np.random.default_rng(380), 1000
+    rejected = sum(sign_flip_p(*draw(rng, narratives=30), rng, resamples=400) < 0.05 for _ in range(draws))
+    margin = 4 * math.sqrt(0.05 * 0.95 / draws)  # 0.0276
+    assert 0.05 - margin <= rejected / draws <= 0.05 + margin
+
+
+def test_the_test_finds_a_shift_of_its_minimum_detectable_difference_about_80_percent_of_the_time():
+    """The MDE at 80% power is (t_.975 + t_.8) x SE; a true shift of that size is found ~80% of draws."""
+    rng, draws, narratives = np.random.default_rng(3800), 600, 30
+    # the mean of G narratives' sums, each of variance k^2 story_sd^2 + k instance_sd^2, over G k instances
+    cluster_sd = math.sqrt(STORY_SD**2 * PER_NARRATIVE**2 + INSTANCE_SD**2 * PER_NARRATIVE)
+    true_se = cluster_sd / (math.sqrt(narratives) * PER_NARRATIVE)
+    shift = minimum_detectable(true_se, narratives)
+    found, mdes = 0, []
+    for _ in range(draws):
+        values, clusters = draw(rng, shift=shift, narratives=narratives)
+        test = paired_test(values, clusters, seed=int(rng.integers(1 << 30)), resamples=400)
+        found += test.p_value < 0.05
+        mdes.append(test.mde)
+    margin = 4 * math.sqrt(0.8 * 0.2 / draws)  # 0.065
+    assert 0.8 - margin <= found / draws <= 0.8 + margin
+    assert np.mean(mdes) == pytest.approx(shift, rel=0.1)  # the estimated MDE is about the true one
+
+
+def test_a_paired_test_is_exact_and_seeded():
+    differences, clusters = [0.5, 0.4, 0.6, -0.1], ["a", "a", "b", "c"]
+    one, two = paired_test(differences, clusters, seed=1), paired_test(differences, clusters, seed=1)
+    assert one == two and one.n == 4 and one.clusters == 3
+    # narrative sums 0.9, 0.6, -0.1: all 8 sign patterns are enumerated, and |+-0.9 +-0.6 +-0.1| >= 1.4
+    # when 0.9 and 0.6 share a sign (4 of them)
+    assert one.p_value == pytest.approx(4 / 8)
+    assert paired_test([], []) is None
