@@ -23,6 +23,7 @@ ALLOWED = {
     "tasks": {"solvers", "scorers", "data"},
     "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
     "grid": {"data"},
+    "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
 }
 #: ``definitions`` is a module, the home of the rules every room shares; it imports no room.
 SHARED_ROOMS = {"prompts", "local", "definitions", "inspect_compat"}
