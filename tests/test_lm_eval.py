@@ -161,3 +161,14 @@ def test_data_options_reach_the_packages_loader():
 def test_a_bad_option_is_refused_by_name(option, value, named):
     with pytest.raises(NarrativeInfillError, match=named):
         lm_eval_tasks(["narrative_infill_l2"], data="demo", **{option: value})
+
+
+def test_serve_hands_a_command_its_key_as_openai_api_key_unless_one_is_set(tmp_path):
+    from narrative_infill.local.server import LocalModelServer
+
+    server = LocalModelServer(tmp_path / "model.gguf", port=1)
+    assert (
+        server.child_environment({})["OPENAI_API_KEY"] == server.api_key
+    )  # what local-chat-completions reads
+    kept = server.child_environment({"OPENAI_API_KEY": "sk-a-real-key"})
+    assert kept["OPENAI_API_KEY"] == "sk-a-real-key" and kept["LLAMA_CPP_PYTHON_API_KEY"] == server.api_key
