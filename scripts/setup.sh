@@ -13,6 +13,8 @@ PYTHON=${PYTHON:-python3}
 # package, so pip finds it installed and never builds or takes one from its cache.
 bash scripts/install-llama-cpp.sh .venv/bin/python
 .venv/bin/python -m pip install -q -e ".[local,dev]"
+# lm-evaluation-harness (issue 40): the lm-eval tasks' tests and the `lm_eval` command in .venv.
+.venv/bin/python -m pip install -q -e ".[lm-eval]"
 .venv/bin/narrative-infill setup-data
 # The leaderboard page's tests drive a real headless Chromium (Debian's package) with Playwright.
 if ! command -v chromium >/dev/null 2>&1; then

@@ -23,6 +23,7 @@ ALLOWED = {
     "tasks": {"solvers", "scorers", "data"},
     "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
     "grid": {"data"},
+    "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
 }
 #: ``definitions`` (the rules every room shares) and ``paper_protocol`` (the paper's run protocol)
 #: are modules that import no room.

@@ -235,6 +235,21 @@ def import_generations(
     are written and scored in a folder beside ``log_dir`` that takes its place only when all
     of it succeeded.
     """
+    return write_imported(read_generations(files), files, log_dir, max_tasks, overwrite, scorers, model_roles)
+
+
+def write_imported(
+    rows: list[ImportedRow],
+    files: list[str],
+    log_dir: str,
+    max_tasks: int = 8,
+    overwrite: bool = False,
+    scorers: list[str] | None = None,
+    model_roles: dict[str, Any] | None = None,
+    describe: Callable[[Any], None] | None = None,
+) -> list[str]:
+    """``import_generations`` for rows already read (from ``files``); ``describe(log)`` adds what
+    the source recorded about the run (the lm-eval reader: model settings) to each log before scoring."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -243,7 +258,7 @@ def import_generations(
         raise ImportTargetError(
             f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents"
         )
-    groups = _groups(read_generations(files))
+    groups = _groups(rows)
     with atomic_dir(target, "import", files) as folder:
         tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
         logs = inspect_eval(tasks, log_dir=str(folder), display="none", score=False, max_tasks=max_tasks)
@@ -258,6 +273,8 @@ def import_generations(
             log = read_eval_log(location)
             template = (log.samples or [])[0]  # the eval above wrote this row's first sample
             add_samples(log, [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]])
+            if describe is not None:
+                describe(log)
             write_eval_log(log, location)
         if scorers:
             score_logs(list(by_key.values()), scorers, model_roles)

@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..definitions import NarrativeInfillError
-from . import compare, data, export, local, results, runs
+from . import compare, data, export, lm_eval, local, results, runs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show the traceback of every error, the package's own included"
     )
     commands = parser.add_subparsers(dest="subcommand", required=True)
-    for group in (local, data, runs, results, compare, export):
+    for group in (local, data, runs, results, compare, export, lm_eval):
         group.add_commands(commands)
     return parser
 

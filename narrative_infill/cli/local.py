@@ -36,7 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
             ended = run_forwarding_signals(
-                command, {**os.environ, **env}, stop_when=lambda: server.failure() is not None
+                command, server.child_environment(os.environ), stop_when=lambda: server.failure() is not None
             )
             failure = server.failure()
             if failure is not None:

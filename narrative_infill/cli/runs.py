@@ -16,14 +16,17 @@ def _import(args: argparse.Namespace) -> int:
     """turn existing generations (authors' xlsx/csv, or JSONL) into Inspect .eval logs
 
     One .eval log per (model, task): the stored prompt and response are replayed as the model's output,
-    so every scorer, inspect view and inspect score work on them.
+    so every scorer, inspect view and inspect score work on them. lm-eval runs of the packaged tasks
+    (their --log_samples folder, or its results_*.json and samples_*.jsonl files) are read as they are.
     """
     from ..analysis.importer import import_generations
+    from ..analysis.lm_eval_import import import_lm_eval, is_lm_eval_output
     from ..inspect_compat import parse_model_roles
 
     started = time.perf_counter()
     roles = parse_model_roles(args.model_role)
-    locations = import_generations(
+    importer = import_lm_eval if is_lm_eval_output(args.files) else import_generations
+    locations = importer(
         args.files,
         args.output,
         **passed(args, "max_tasks", "overwrite", "scorers"),
@@ -115,7 +118,7 @@ def add_commands(commands) -> None:
         "files",
         nargs="+",
         help="xlsx, csv or jsonl with problem, gold_answer (or answer), response, model, template_name, "
-        "template_id",
+        "template_id; or an lm-eval --output_path folder (or its results and samples files)",
     )
     output_option(importer, "log directory", type=str)
     importer.add_argument("--max-tasks", type=int, default=8, help="logs written in parallel")

@@ -22,6 +22,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ DEFAULT_MODEL_NAME = "smollm2"
 HOST = "127.0.0.1"
 #: Where Inspect's llama-cpp-python provider finds the key (see :mod:`.provider_key`).
 PROVIDER_KEY_VARIABLE = "LLAMA_CPP_PYTHON_API_KEY"
+#: The one variable lm-eval's ``local-chat-completions`` backend reads its key from.
+OPENAI_KEY_VARIABLE = "OPENAI_API_KEY"
 #: Replaces ``python -m narrative_infill.local.llama_server`` as the server command.
 SERVER_COMMAND_VARIABLE = "NARRATIVE_INFILL_SERVER_COMMAND"
 REBUILD_HINT = (
@@ -118,6 +121,12 @@ class LocalModelServer:
     def environment(self) -> dict[str, str]:
         """Variables that point Inspect's ``llama-cpp-python`` provider at this server."""
         return {"LLAMA_CPP_PYTHON_BASE_URL": self.base_url, PROVIDER_KEY_VARIABLE: self.api_key}
+
+    def child_environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """The environment of a command run while serving (``serve -- CMD``): ``base`` with
+        ``environment()``, and the key also as ``$OPENAI_API_KEY`` for lm-eval's local-chat-completions
+        backend, unless ``base`` has one (a real OpenAI key, e.g. for a grader, is never replaced)."""
+        return {OPENAI_KEY_VARIABLE: self.api_key, **base, **self.environment()}
 
     def server_command(self) -> list[str]:
         custom = os.environ.get(SERVER_COMMAND_VARIABLE)

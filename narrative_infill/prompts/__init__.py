@@ -27,6 +27,15 @@ class PromptTemplate:
     def render(self, slots: Mapping[str, Any]) -> str:
         return fill_slots(self.user, slots)
 
+    def conversation(self, slots: Mapping[str, Any], system_role: bool = False) -> list[tuple[str, str]]:
+        """The (role, text) turns a model is sent, the same in every harness (Inspect's solver,
+        the lm-eval tasks): the system text as its own turn, or leading the user turn as
+        ``f"{system}\\n\\n{prompt}"`` (the authors' fallback for chat templates without a system role)."""
+        prompt = self.render(slots)
+        if system_role:
+            return [("system", self.system), ("user", prompt)]
+        return [("user", f"{self.system}\n\n{prompt}")]
+
 
 def fill_slots(template: str, slots: Mapping[str, Any]) -> str:
     """Replace ``{{name}}`` slots like the authors' ``replace_slots``: unknown names stay as written."""

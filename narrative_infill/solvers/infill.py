@@ -37,11 +37,10 @@ def infill_prompt(
             "n": state.metadata["n"],
             "unit": unit or state.metadata["unit"],
         }
-        prompt = template.render(slots)
-        if system_role:
-            state.messages = [ChatMessageSystem(content=template.system), ChatMessageUser(content=prompt)]
-        else:
-            state.messages = [ChatMessageUser(content=f"{template.system}\n\n{prompt}")]
+        state.messages = [
+            ChatMessageSystem(content=text) if role == "system" else ChatMessageUser(content=text)
+            for role, text in template.conversation(slots, system_role)
+        ]
         return state
 
     return solve
