@@ -63,7 +63,11 @@ def cli_problems(text: str) -> list[str]:
         if name not in subparsers:
             problems.append(f"narrative-infill {name}: no such command")
             continue
-        known = {o for a in subparsers[name]._actions for o in a.option_strings}
+        parser = subparsers[name]
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested and rest and rest[0] in nested[0].choices:  # export eee ...
+            parser, rest = nested[0].choices[rest[0]], rest[1:]
+        known = {o for a in parser._actions for o in a.option_strings}
         rest = rest[: rest.index("--")] if "--" in rest else rest
         for word in rest:
             option = word.split("=")[0].strip("[]")
@@ -73,10 +77,11 @@ def cli_problems(text: str) -> list[str]:
 
 
 def _task_parameters() -> dict[str, set[str]]:
+    from narrative_infill.definitions import SETTINGS
     from narrative_infill.tasks import infill, judge_check
 
     every = set(inspect.signature(infill.infill_task).parameters) - {"template"}
-    tasks = {name: every for name in infill.SETTINGS}
+    tasks = {name: every for name in SETTINGS}
     tasks["judge_check"] = set(inspect.signature(judge_check.judge_check).parameters)
     return tasks
 
@@ -109,10 +114,14 @@ def inspect_problems(text: str) -> list[str]:
 
 
 def path_problems(text: str) -> list[str]:
-    """Repository paths named in the text that do not exist."""
+    """Repository paths named in the text that do not exist (registry names such as
+    ``narrative_infill/l2`` or ``narrative_infill/metrics`` are names, not paths)."""
+    registered = {*_task_parameters(), "metrics", "judge"}
     missing = []
     for path in PATH.findall(text):
         if "<" in path or "*" in path or path.startswith("tests/fixtures/"):
+            continue
+        if path.removeprefix("narrative_infill/") in registered:
             continue
         if not (ROOT / path).exists():
             missing.append(f"{path}: no such file or folder")
@@ -129,7 +138,7 @@ def figure_problems(text: str) -> list[str]:
             "a command in a code span": re.search(
                 r"`(?:\.venv/bin/)?(?:python|narrative-infill|inspect|bash|lm_eval|pytest)[^`]*`", paragraph
             ),
-            "a commit": re.search(r"commit [0-9a-f]{7}", paragraph),
+            "a commit": re.search(r"commit\s+[0-9a-f]{7}", paragraph),
             "a date": re.search(r"\b20\d\d-\d\d-\d\d\b", paragraph),
         }
         lacking = [what for what, found in needs.items() if not found]
