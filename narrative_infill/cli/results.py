@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -15,11 +16,17 @@ from .options import command, high_inclusive_option, output_option, passed
 def _report(args: argparse.Namespace) -> int:
     """the paper's tables and Figure 2 from Inspect logs"""
     from ..analysis.report import write_report
+    from ..analysis.report.readme import check_readme, render_section, runs_of, update_readme
 
     started = time.perf_counter()
+    if args.readme:
+        check_readme(args.readme)  # before any work: a README without its markers writes nothing
     report = write_report(
         args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
     )
+    if args.readme:
+        update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
+        print(f"{args.readme}: evaluation report section regenerated")
     if args.compare_paper and "paper_tau_atavg" in report.tables:
         print(
             "Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring (95% "
@@ -31,6 +38,15 @@ def _report(args: argparse.Namespace) -> int:
         f"{args.output / 'report.md'} ({time.perf_counter() - started:.1f} s)"
     )
     return 0
+
+
+def _report_command(args: argparse.Namespace) -> str:
+    """The ``report`` command as a user would type it again to regenerate the README's section."""
+    words = ["narrative-infill", "report", *map(str, args.logs), "-o", str(args.output)]
+    words += ["--high-inclusive"] if args.high_inclusive else []
+    words += ["--human", str(args.human_csv)] if args.human_csv else []
+    words += ["--compare-paper"] if args.compare_paper else []
+    return shlex.join([*words, "--readme", str(args.readme)])
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -248,4 +264,10 @@ def _add_report(commands) -> None:
         action="store_true",
         help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per "
         "setting",
+    )
+    reporter.add_argument(
+        "--readme",
+        type=Path,
+        metavar="README",
+        help="also regenerate README's Evaluation Report: the text between its evaluation-report markers",
     )

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..definitions import PARADIGMS, SETTINGS, OptionError
 from ..extraction import DEFAULT_EXTRACTION, check_extraction
+from ..paper_protocol import REASONING_MAX_TOKENS
 from ..prompts import PAPER, prompt_template
-from ..solvers.infill import REASONING_MAX_TOKENS, max_tokens_for
+from ..solvers.infill import max_tokens_for
 
 
 @dataclass(frozen=True)
