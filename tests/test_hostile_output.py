@@ -142,18 +142,18 @@ def test_a_lone_surrogate_in_one_output_leaves_the_eval_and_its_batch_mates_scor
     assert log.status == "success"
     assert len(log.samples) == 6 and all(sample.error is None for sample in log.samples)
 
-    def score_of(output: str):
-        # The log keeps a lone surrogate as the escape text "\\ud800": match on the output's start.
-        [sample] = [s for s in log.samples if s.output.completion[:16] == output[:16]]
-        return sample.scores["metrics"]
-
-    scores = {output: score_of(output) for output in outputs}
-    hostile = scores[outputs[2]]
-    assert hostile.answer == "She bought \ufffd a telescope."
-    assert hostile.metadata["response_replaced_chars"] == 1
+    samples = {
+        output: [s for s in log.samples if s.output.completion[:16] == output[:16]][0] for output in outputs
+    }
+    scores = {output: sample.scores["metrics"] for output, sample in samples.items()}
+    # Replaced as the output arrived: the log, the scorers and any rescoring read the same text.
+    hostile = samples[outputs[2]]
+    assert hostile.output.completion == "<ANSWER>She bought \ufffd a telescope.</ANSWER>"
+    assert hostile.metadata["output_replaced_chars"] == 1
+    assert scores[outputs[2]].answer == "She bought \ufffd a telescope."
     for innocent in (outputs[0], outputs[1], outputs[3]):
         assert scores[innocent].value["atavg"] > 0
-        assert "response_replaced_chars" not in scores[innocent].metadata
+        assert "output_replaced_chars" not in samples[innocent].metadata
     invisible = scores[outputs[4]]
     assert invisible.answer == "" and invisible.metadata["extraction_status"] == "no_answer"
     assert invisible.metadata["zero_reasons"]["semf1"] == "empty answer"
