@@ -227,7 +227,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     against ``protocol`` (a ranked track's)."""
     from inspect_ai.log import read_eval_log_samples
 
-    from ...extraction import extract_with
+    from ...scorers.answer import read_answer
     from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
     from .protocol import extraction_of, sample_protocol_problem
 
@@ -258,7 +258,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
             if full.error or metrics is None:
                 continue  # the protocol check names errored samples; nothing here to recompute
             answers = {
-                name: extract_with(rule, full.output.completion, _problem(full)).text
+                name: read_answer(rule, full.output.completion, _problem(full)).text
                 for name, rule in rules.items()
             }
             answer = answers["metrics"]
