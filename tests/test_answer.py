@@ -7,6 +7,7 @@ import threading
 from types import SimpleNamespace
 
 import narrative_infill.scorers.answer as answer
+from narrative_infill.extraction import Extraction, ExtractionStatus
 
 
 def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeypatch):
@@ -18,7 +19,7 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
     def blocking_extract(extraction, response, problem):
         seen["thread"] = threading.get_ident()
         seen["released"] = released.wait(timeout=60)  # the bound only ends a deadlock: it fails the test
-        return ("extracted", response)
+        return Extraction(f"extracted from {response}", ExtractionStatus.WHOLE_RESPONSE)
 
     monkeypatch.setattr(answer, "extract_with", blocking_extract)
     answer.read_answer.cache_clear()
@@ -36,13 +37,15 @@ def test_extraction_runs_in_a_worker_thread_so_other_samples_keep_moving(monkeyp
     loop_thread = threading.get_ident()
     result, _ = asyncio.run(main())
     answer.read_answer.cache_clear()
-    assert result == ("extracted", "a long reply")
+    assert result.text == "extracted from a long reply"
     assert seen == {"thread": seen["thread"], "released": True} and seen["thread"] != loop_thread
 
 
 def test_the_extraction_is_computed_once_per_response_and_problem(monkeypatch):
     calls = []
-    monkeypatch.setattr(answer, "extract_with", lambda *args: calls.append(args) or args)
+    monkeypatch.setattr(
+        answer, "extract_with", lambda *args: calls.append(args) or Extraction("x", ExtractionStatus.LINE)
+    )
     answer.read_answer.cache_clear()
     state = SimpleNamespace(
         output=SimpleNamespace(completion="reply"), input_text="A. ______ B.", metadata={}

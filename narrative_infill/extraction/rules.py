@@ -12,8 +12,11 @@ The rules follow what the paper's annotators did (Appendix A.1, Table 9), in thi
 5. remove what restates the problem's context (``context.recover_infill``);
 6. strip markdown, HTML tags, wrapping quotes and leftover blanks.
 
-No rule depends on particular texts, problems or models. Every pattern is linear-time:
-no nested quantifiers, so adversarial input cannot backtrack catastrophically.
+No rule depends on particular texts, problems or models. Every rule is linear in its input,
+shown on hostile shapes at 16, 64 and 256 KB by tests/test_linear_time.py: no nested
+quantifiers, no two runs of the same characters around an optional part, no pattern retried
+from every position of a run it cannot match. Past a reasoning trace at most ``MAX_TEXT_CHARS``
+characters are read (docs/extraction-limits.md).
 """
 
 from __future__ import annotations

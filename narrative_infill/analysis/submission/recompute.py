@@ -247,7 +247,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
 def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, protocol) -> _Pending | None:
     """One sample's record checked against its summary, its model, the protocol, its raw output, the
     data and its graders' replies; what its metrics re-scoring needs (None: nothing to re-score)."""
-    from ...extraction import extract_with
+    from ...scorers.answer import read_answer
     from ...scorers.metrics.copying import context_copy
     from .protocol import sample_protocol_problem
 
@@ -266,7 +266,7 @@ def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, pr
     if full.error or metrics is None:
         return None  # the protocol check names errored samples; nothing here to recompute
     answers = {
-        name: extract_with(rule, full.output.completion, _problem(full)).text for name, rule in rules.items()
+        name: read_answer(rule, full.output.completion, _problem(full)).text for name, rule in rules.items()
     }
     logged = {n: s.answer for n, s in (("metrics", metrics), ("judge", judged)) if s is not None}
     if any((text or "") != answers[name] for name, text in logged.items()):
