@@ -1,10 +1,11 @@
 """The judge reply parser's time on each hostile shape at 16, 64 and 256 KB (the cap lifted).
 
 The shapes are the linear-time test's (tests/test_judge_parse_linear.py). Prints one row per shape:
-milliseconds for one parse at each size and the growth of the cost per character from 16 KB
-(1.0 when linear, 16 at 256 KB when quadratic). ``--parser FILE`` times another copy of parse.py
-(e.g. the one before the fix, ``git show b96fdae:narrative_infill/scorers/judge/parse.py``), with
-``--sizes`` to keep a quadratic one short.
+milliseconds for one parse at each size (the best of five rounds, each parsing the same number of
+characters at every size, the sizes interleaved: the test's method) and the growth of the cost per
+character from 16 KB (1.0 when linear, 16 at 256 KB when quadratic). ``--parser FILE`` times
+another copy of parse.py (e.g. the one before the fix, ``git show
+b96fdae:narrative_infill/scorers/judge/parse.py``), with ``--sizes`` to keep a quadratic one short.
 Usage: python benchmarks/judge_parse_linear.py [--parser FILE] [--sizes 16 64 256]
 """
 
@@ -44,23 +45,24 @@ def main() -> None:
     print("| shape | " + " | ".join(f"{s // 1024} KB ms" for s in sizes) + " | growth per char | escaped |")
     print("|---" * (len(sizes) + 3) + "|")
     for name, shape in SHAPES.items():
-        times, escaped = [], set()
-        for size in sizes:
-            text, best = shape(size), float("inf")
-            for _ in range(3):
+        texts, escaped = [shape(size) for size in sizes], set()
+        best = [float("inf")] * len(sizes)
+        for _ in range(5):  # rounds; the sizes interleaved in each, as the test does
+            for index, (size, text) in enumerate(zip(sizes, texts)):
+                repeats = max(1, sizes[-1] // size)
                 started = time.perf_counter()
-                try:
-                    module.parse_judgement(text)
-                except module.JudgementError:
-                    pass
-                except Exception as err:  # what the parser before the fix let out (the sample errored)
-                    escaped.add(type(err).__name__)
-                best = min(best, time.perf_counter() - started)
-            times.append(best)
-        growth = [(t / s) / (times[0] / sizes[0]) for t, s in zip(times, sizes)]
+                for _ in range(repeats):
+                    try:
+                        module.parse_judgement(text)
+                    except module.JudgementError:
+                        pass
+                    except Exception as err:  # what the parser before the fix let out (the sample errored)
+                        escaped.add(type(err).__name__)
+                best[index] = min(best[index], (time.perf_counter() - started) / repeats)
+        growth = [(t / s) / (best[0] / sizes[0]) for t, s in zip(best, sizes)]
         print(
             f"| {name} | "
-            + " | ".join(f"{t * 1000:.2f}" for t in times)
+            + " | ".join(f"{t * 1000:.2f}" for t in best)
             + f" | {' / '.join(f'{g:.1f}' for g in growth)} | {', '.join(sorted(escaped)) or '-'} |",
             flush=True,
         )

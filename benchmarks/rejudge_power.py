@@ -7,8 +7,10 @@ with probability ``--noise``), ``slight`` (the same judge, one point added to Fl
 endpoint). Then re-judges each ``--repeats``
 times with the verifier's own stand-in (same judge, fresh noise; each check draws its own seed)
 at each K, and prints how often each failed: for ``honest`` that is the false-alarm rate, for the
-others the power. No network, no GPU; about ten minutes on two shared cores (reading the drawn samples dominates).
-Usage: python benchmarks/rejudge_power.py [--k 8 16] [--repeats 200] [--noise 0.2] [--only NAME...] [--keep DIR]
+others the power. No network, no GPU; about ten minutes on two shared cores (reading the drawn
+samples dominates).
+Usage: python benchmarks/rejudge_power.py [--k 8 16] [--repeats 200] [--noise 0.2] [--only NAME...]
+[--keep DIR]
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def main() -> None:
     judged = submissions(folder, args.noise, args.only)
     print(f"logs in {time.perf_counter() - started:.0f} s ({folder})", flush=True)
     print(
-        f"rule: one-sided Wilcoxon signed-rank of claimed - re-judged - {MARGIN} < {ALPHA}; noise {args.noise}"
+        f"rule: one-sided Wilcoxon signed-rank of claimed - re-judged - {MARGIN}, fails below {ALPHA}; "
+        f"noise {args.noise}"
     )
     print("| variant | claimed QAvg | K | failed checks | rate |")
     print("|---|---|---|---|---|")

@@ -16,7 +16,7 @@ import hashlib
 import json
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -71,20 +71,30 @@ def standin_grader(
 
 
 @contextmanager
-def fake_endpoint() -> Iterator[str]:
-    """An OpenAI-compatible server answering five 5s to every request; yields its base URL."""
+def openai_server(answer: Callable[[dict], tuple[str, str]]) -> Iterator[tuple[str, list[dict]]]:
+    """An OpenAI-compatible chat server on 127.0.0.1 answering each request body with
+    ``answer(body)`` = (content, finish reason), system fingerprint ``fp_standin``; yields its base
+    URL and the request bodies it received."""
+    requests: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            message = {"role": "assistant", "content": reply([5] * len(KEYS))}
+            requests.append(body)
+            content, finish = answer(body)
+            choice = {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish,
+            }
             payload = json.dumps(
                 {
-                    "id": "fake",
+                    "id": f"chatcmpl-{len(requests)}",
                     "object": "chat.completion",
                     "created": 0,
                     "model": body["model"],
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                    "system_fingerprint": "fp_standin",
+                    "choices": [choice],
                     "usage": {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440},
                 }
             ).encode()
@@ -100,7 +110,14 @@ def fake_endpoint() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}/v1"
+        yield f"http://127.0.0.1:{server.server_port}/v1", requests
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def fake_endpoint() -> Iterator[str]:
+    """The fake judge of issue 35 as a server: five 5s for every request; yields its base URL."""
+    with openai_server(lambda body: (reply([5] * len(KEYS)), "stop")) as (url, _):
+        yield url

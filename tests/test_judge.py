@@ -13,6 +13,7 @@ from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.tasks import infill_task
 
 from helpers import REFERENCE_MD, mock_model, mock_output
+from standin_grader import openai_server
 
 VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
 
@@ -261,47 +262,11 @@ def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_
 
 @pytest.fixture
 def openai_compatible_server():
-    """A local OpenAI-compatible endpoint that records each request and answers with VALID."""
-    import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    requests, replies = [], []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            requests.append(body)
-            content, finish = replies.pop(0) if replies else (VALID, "stop")
-            choice = {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": finish,
-            }
-            payload = json.dumps(
-                {
-                    "id": f"chatcmpl-{len(requests)}",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body["model"],
-                    "system_fingerprint": "fp_standin",
-                    "choices": [choice],
-                    "usage": {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440},
-                }
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1", requests, replies
-    server.shutdown()
+    """A local OpenAI-compatible endpoint that records each request and answers with VALID
+    (or with the queued (content, finish reason) replies first)."""
+    replies: list[tuple[str, str]] = []
+    with openai_server(lambda body: replies.pop(0) if replies else (VALID, "stop")) as (url, requests):
+        yield url, requests, replies
 
 
 @pytest.mark.heavy

@@ -3,7 +3,7 @@
 Timing is a growth ratio measured side by side, never a wall-clock bound: each size parses the
 same total number of characters (16 KB sixteen times, 64 KB four times, 256 KB once), so a
 linear parser costs about the same at each size and a quadratic one sixteen times more at 256 KB
-than at 16 KB. The bound (4x) is generous for noise and far below quadratic growth.
+than at 16 KB. The bound (6x) is generous for noise and caches, and far below quadratic growth.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from narrative_infill.scorers.judge.parse import MAX_REPLY_CHARS, JudgementError
 
 KB = 1024
 SIZES = (16 * KB, 64 * KB, 256 * KB)
-GROWTH_LIMIT = 4.0
+GROWTH_LIMIT = 6.0
 
 VALID = (
     '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, '
@@ -51,22 +51,24 @@ SHAPES = {
 }
 
 
-def _cost_per_character(text: str, repeats: int) -> float:
-    """The best of five timings of parsing ``text`` ``repeats`` times, per character parsed."""
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        for _ in range(repeats):
-            with contextlib.suppress(JudgementError):
-                parse_judgement(text)
-        best = min(best, time.perf_counter() - started)
-    return best / (len(text) * repeats)
+def _time(text: str, repeats: int) -> float:
+    started = time.perf_counter()
+    for _ in range(repeats):
+        with contextlib.suppress(JudgementError):
+            parse_judgement(text)
+    return time.perf_counter() - started
 
 
 def growth(shape) -> list[float]:
-    """Cost per character at 16, 64 and 256 KB, relative to 16 KB (1.0 everywhere when linear)."""
-    costs = [_cost_per_character(shape(size), SIZES[-1] // size) for size in SIZES]
-    return [cost / costs[0] for cost in costs]
+    """Cost per character at 16, 64 and 256 KB, relative to 16 KB (about 1.0 everywhere when
+    linear): the best of five rounds, the sizes interleaved in each round so that a busy machine
+    slows them alike."""
+    texts = [shape(size) for size in SIZES]
+    best = [float("inf")] * len(SIZES)
+    for _ in range(5):
+        for index, (size, text) in enumerate(zip(SIZES, texts)):
+            best[index] = min(best[index], _time(text, SIZES[-1] // size))
+    return [cost / best[0] for cost in best]
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))

@@ -66,7 +66,9 @@ def test_rejudge_passes_the_honest_submission_and_catches_the_fake_judge(judged)
     assert not fake.rejudged
     [failure] = fake.failures
     assert failure.startswith("re-judge: the claimed QAvg is higher than mockllm/standin gives")
-    assert fake.warnings == ["re-judged with mockllm/standin, the submission's judges are ['grader=mockllm/fake']"]
+    assert fake.warnings == [
+        "re-judged with mockllm/standin, the submission's judges are ['grader=mockllm/fake']"
+    ]
     assert "claimed QAvg 5.000" in failure
 
 
@@ -97,4 +99,4 @@ def test_a_hosted_judges_name_served_from_elsewhere_cannot_rank(tmp_path, monkey
     assert main(["submit", str(tmp_path / "logs"), "-o", str(out), "--track", "custom"]) == 0
     provenance = json.loads(out.read_text(encoding="utf-8"))["provenance"]
     assert provenance["judge_endpoints"] == [f"grader={url}"]
-    assert provenance["judge_served_by"] == ["grader=gpt-4.1-mini (None)"]
+    assert provenance["judge_served_by"] == ["grader=gpt-4.1-mini (fp_standin)"]

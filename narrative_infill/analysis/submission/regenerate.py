@@ -32,7 +32,10 @@ class RegenerationError(NarrativeInfillError, RuntimeError):
 
 
 @dataclass
-class Regeneration:
+class Retest:
+    """What a re-test of the submitted scores found (``--regenerate``, ``--rejudge``): its seed, the
+    model it ran, its verdict lines, its p-value, and the submitted and fresh means it compared."""
+
     seed: int
     model: str
     checks: list[str] = field(default_factory=list)
@@ -40,7 +43,7 @@ class Regeneration:
     warnings: list[str] = field(default_factory=list)
     p_value: float | None = None
     submitted: float | None = None
-    regenerated: float | None = None
+    fresh: float | None = None
 
 
 def _task_for(run, backbone: str):
@@ -90,12 +93,12 @@ def wilcoxon_greater(differences: list[float]) -> float:
     return float(wilcoxon(differences, alternative="greater").pvalue)
 
 
-def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) -> Regeneration:
+def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) -> Retest:
     """Draw ``k`` instances per setting, generate them again with ``model`` (a name or an Inspect
     ``Model``), and test the submission's per-instance AtAvg on them against the regenerated one."""
     from .recompute import backbone_of, metrics_signature_of
 
-    result = Regeneration(seed=secrets.randbits(32), model=str(model))
+    result = Retest(seed=secrets.randbits(32), model=str(model))
     rng = random.Random(result.seed)
     if model != document["model"]["id"]:
         result.warnings.append(
@@ -123,11 +126,11 @@ def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) 
     if not differences:
         raise RegenerationError("no drawn instance could be re-generated and scored")
     result.p_value = wilcoxon_greater(differences)
-    result.submitted, result.regenerated = fmean(submitted_all), fmean(regenerated_all)
+    result.submitted, result.fresh = fmean(submitted_all), fmean(regenerated_all)
     summary = (
         f"{len(differences)} instances re-generated with {result.model} (seed {result.seed}): "
         "submitted AtAvg "
-        f"{result.submitted:.4f}, re-generated {result.regenerated:.4f}; one-sided Wilcoxon signed-rank "
+        f"{result.submitted:.4f}, re-generated {result.fresh:.4f}; one-sided Wilcoxon signed-rank "
         f"p = {result.p_value:.3g} (fails below {alpha:g})"
     )
     if result.p_value < alpha:

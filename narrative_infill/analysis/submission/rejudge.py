@@ -24,12 +24,12 @@ import asyncio
 import dataclasses
 import random
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
 from ...definitions import QAVG_COLUMN, NarrativeInfillError
-from .regenerate import wilcoxon_greater
+from .regenerate import Retest, wilcoxon_greater
 
 ALPHA = 0.01
 MARGIN = 0.1
@@ -39,18 +39,6 @@ CONCURRENT = 8
 
 class RejudgeError(NarrativeInfillError, RuntimeError):
     """The re-judge could not run (no judged samples, a log without its judge's inputs)."""
-
-
-@dataclass
-class Rejudgement:
-    seed: int
-    grader: str
-    checks: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    p_value: float | None = None
-    claimed: float | None = None
-    rejudged: float | None = None
 
 
 @dataclass(frozen=True)
@@ -117,13 +105,13 @@ async def _rejudge_all(grader: Any, drawn: list[_Drawn]) -> list[float | None]:
     return list(await asyncio.gather(*(one(item) for item in drawn)))
 
 
-def rejudge(document: dict, runs: list, grader: Any, k: int, alpha: float = ALPHA) -> Rejudgement:
+def rejudge(document: dict, runs: list, grader: Any, k: int, alpha: float = ALPHA) -> Retest:
     """Draw ``k`` judged samples, judge them again with ``grader`` (a model name or an Inspect
     ``Model``) and test the claimed QAvg against the re-judged one (the rule in the docstring)."""
     from inspect_ai.model import get_model
 
     model = get_model(grader) if isinstance(grader, str) else grader
-    result = Rejudgement(seed=secrets.randbits(32), grader=str(model))
+    result = Retest(seed=secrets.randbits(32), model=str(model))
     declared = declared_grader(document)
     if declared != str(model):
         result.warnings.append(
@@ -139,14 +127,14 @@ def rejudge(document: dict, runs: list, grader: Any, k: int, alpha: float = ALPH
     if not pairs:
         raise RejudgeError(f"{model} gave no usable verdict on any of the {len(drawn)} drawn samples")
     result.p_value = wilcoxon_greater([claimed - value - MARGIN for claimed, value in pairs])
-    result.claimed, result.rejudged = fmean(c for c, _ in pairs), fmean(v for _, v in pairs)
+    result.submitted, result.fresh = fmean(c for c, _ in pairs), fmean(v for _, v in pairs)
     summary = (
-        f"{len(pairs)} samples re-judged with {result.grader} (seed {result.seed}): claimed QAvg "
-        f"{result.claimed:.3f}, re-judged {result.rejudged:.3f}; one-sided Wilcoxon signed-rank of claimed "
+        f"{len(pairs)} samples re-judged with {result.model} (seed {result.seed}): claimed QAvg "
+        f"{result.submitted:.3f}, re-judged {result.fresh:.3f}; one-sided Wilcoxon signed-rank of claimed "
         f"- re-judged - {MARGIN:g}: p = {result.p_value:.3g} (fails below {alpha:g})"
     )
     if result.p_value < alpha:
-        result.failures.append(f"re-judge: the claimed QAvg is higher than {result.grader} gives: {summary}")
+        result.failures.append(f"re-judge: the claimed QAvg is higher than {result.model} gives: {summary}")
     else:
         result.checks.append(f"re-judge consistent: {summary}")
     return result

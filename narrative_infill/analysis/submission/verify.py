@@ -42,6 +42,7 @@ from .build import (
 )
 from .protocol import PROTOCOLS, track_problems, unscored_problem
 from .recompute import recheck_runs
+from .regenerate import Retest
 from .schema import load_document, row_problems, schema_problems
 
 __all__ = ["Verification", "load_document", "row_problems", "schema_problems", "store", "verify"]
@@ -292,7 +293,7 @@ def rejudging(k: int, grader: Any) -> Iterator[None]:
 def _retests(document: dict, locations: list[str], result: Verification, retests: dict[str, Any]) -> None:
     """``--regenerate`` (AtAvg, with ``model``) and ``--rejudge`` (QAvg, with ``grader``), as asked."""
     runs = read_settings(locations) if retests.get("regenerate") or retests.get("rejudge") else []
-    outcomes: list[Any] = []  # a Regeneration and a Rejudgement: checks, failures, warnings
+    outcomes: list[Retest] = []
     if retests.get("regenerate"):
         from .regenerate import regenerate
 

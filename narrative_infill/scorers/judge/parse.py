@@ -46,7 +46,10 @@ _KEY_LINE = re.compile(
     r"[ \t\"'*#\-]{0,24}([A-Za-z][A-Za-z _\-]{1,40}?)[\"'* \t]{0,8}[:=][ \t]{0,8}[\"'*]{0,3}"
     r"(\d{1,3}(?:\.\d+)?)(?!\d)(?![ \t]{0,8}[-–][ \t]{0,8}\d)"
 )
-_BRACE = re.compile(r"[{}]")
+# A {...} holding at most one level of {...} inside (a verdict, or one with {"score": n} values),
+# written as an unrolled loop: every [^{}]* run ends at a brace, so no run can be split two ways
+# and an attempt from one "{" ends at the next brace but one: linear over the reply.
+_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _SEPARATOR = re.compile(r"[:=]")
 
 
@@ -82,30 +85,6 @@ def _decoded(text: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _object_spans(text: str):
-    """(start, end) of each {...} holding at most one level of {...} inside (a verdict, or one
-    with {"score": n} values): one pass over the braces, so linear in the reply. Where a third
-    level opens, the outermost brace is given up and the objects closed inside it stand alone."""
-    open_at: list[int] = []  # the open braces, at most two
-    inner: list[tuple[int, int]] = []  # objects closed inside the outermost open brace
-    for brace in _BRACE.finditer(text):
-        position = brace.start()
-        if text[position] == "{":
-            if len(open_at) == 2:
-                yield from inner
-                inner = []
-                open_at.pop(0)
-            open_at.append(position)
-        elif open_at:
-            start = open_at.pop()
-            if open_at:
-                inner.append((start, position + 1))
-            else:
-                inner = []
-                yield start, position + 1
-    yield from inner
-
-
 def _json_objects(text: str):
     """(object, start, end) of the whole reply when it is one JSON object (arbitrary nesting),
     else of each {...} in it that is a JSON object, in order."""
@@ -114,9 +93,9 @@ def _json_objects(text: str):
         start = text.index("{")
         yield value, start, start + len(whole)
         return
-    for start, end in _object_spans(text):
-        if (value := _decoded(text[start:end])) is not None:
-            yield value, start, end
+    for match in _OBJECT.finditer(text):
+        if (value := _decoded(match.group())) is not None:
+            yield value, match.start(), match.end()
 
 
 def _offset_of(text: str, start: int, end: int, key: str) -> int:
