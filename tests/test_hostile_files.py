@@ -10,6 +10,7 @@ import json
 import unicodedata
 
 import pytest
+from test_dataset import GOOD as RECORD
 
 from narrative_infill.analysis.importer import read_generations
 from narrative_infill.data.dataset import load_benchmark
@@ -22,16 +23,6 @@ ROW = {
     "problem": "Ann woke up. ______ It was late.",
     "gold_answer": "She ran to the bus.",
     "response": "<ANSWER>She ran.</ANSWER>",
-}
-RECORD = {
-    "dataset": "roc",
-    "ref_id": 7,
-    "source_text": "Ann woke up. <eos> She ran to the bus. <eos> It was late. <eos> She waited. <eos> It came.",
-    "problem": "Ann woke up. ______ It was late. She waited. It came.",
-    "gold_answer": "She ran to the bus.",
-    "unit": "sentence(s)",
-    "n": 1,
-    "unit_idx": 1,
 }
 NFC, NFD = unicodedata.normalize("NFC", "Café"), unicodedata.normalize("NFD", "Café")
 
@@ -73,10 +64,10 @@ def test_model_names_differing_only_in_whitespace_are_refused(tmp_path):
         ({"n": 0}, "field 'n': must be 1, 2 or 3 masked sentences, got 0"),
         ({"n": int("9" * 401)}, "field 'n': " + "9" * 40 + "... (401 characters) does not fit"),
         ({"problem": "Ann woke up. It was late."}, "field 'problem': no blank (______) in the text"),
-        ({"problem": "______ Ann woke up. ______"}, "field 'problem': 2 blanks in the text; an instance has exactly one"),
+        ({"problem": "______ Ann woke up. ______"}, "field 'problem': 2 blanks in the text"),
     ],
     ids=["n 9", "n 0", "n 401 digits", "no blank", "two blanks"],
-)  # fmt: skip
+)
 def test_an_imported_row_out_of_the_benchmarks_shape_is_refused(tmp_path, change, expected):
     source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": 1}, {**ROW, "id": 2, **change}])
     assert f"{source}, row 2: {expected}" in refused(read_generations, [source])
