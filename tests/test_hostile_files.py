@@ -78,7 +78,7 @@ def test_imported_ids_equal_once_folded_are_refused(tmp_path, ids):
     source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": ids[0]}, {**ROW, "id": ids[1]}])
     message = refused(read_generations, [source])
     assert (
-        f"{source}, row 2: field 'id': {ascii(ids[1])} repeats {source}, row 1, whose {ascii(ids[0])}"
+        f"{source}, row 2: field 'id': {ascii(ids[1])} repeats {source}, row 1 ({ascii(ids[0])} there"
         in message
     )
 

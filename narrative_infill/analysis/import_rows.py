@@ -34,6 +34,7 @@ REASONING_NAMES = {
 REQUIRED = ("problem", "response", "model")
 #: Bad rows listed in the error before the rest are only counted.
 LISTED = 20
+FOLDED = "ids are compared after Unicode normalisation and case folding"
 
 
 @dataclass(frozen=True)
@@ -154,31 +155,40 @@ class _AcrossRows:
 
     def problem(self, item: ImportedRow, where: str) -> str | None:
         """Why ``item`` (at ``where``) repeats an earlier row, or None (then it is remembered)."""
+        return self._model(item, where) or self._id(item, where) or self._generation(item, where)
+
+    def _model(self, item: ImportedRow, where: str) -> str | None:
+        model = str(item.record["model"])
+        first_where, first = self.models.setdefault("".join(model.split()), (where, model))
+        if first == model:
+            return None
+        return (
+            f"field 'model': {model!r} differs from {first!r} ({first_where}) only in whitespace; "
+            "write each model's name the same way in every row"
+        )
+
+    def _id(self, item: ImportedRow, where: str) -> str | None:
+        model, identifier = str(item.record["model"]), sample_id(item.record, item.origin, item.row)
+        first_where, first = self.ids.setdefault((model, item.task, id_key(identifier)), (where, identifier))
+        if first_where == where:
+            return None
+        folded = "" if first == identifier else f" ({ascii(first)} there: {FOLDED})"
+        return (
+            f"field 'id': {ascii(identifier)} repeats {first_where}{folded} (model {model}, task {item.task})"
+        )
+
+    def _generation(self, item: ImportedRow, where: str) -> str | None:
         record, model = item.record, str(item.record["model"])
-        first_model = self.models.setdefault("".join(model.split()), (where, model))
-        if first_model[1] != model:
-            return (
-                f"field 'model': {model!r} differs from {first_model[1]!r} ({first_model[0]}) only in "
-                "whitespace; write each model's name the same way in every row"
-            )
-        identifier = sample_id(record, item.origin, item.row)
-        first_id = self.ids.setdefault((model, item.task, id_key(identifier)), (where, identifier))
-        if first_id[0] != where:
-            folded = "" if first_id[1] == identifier else f", whose {ascii(first_id[1])} it is once folded"
-            return (
-                f"field 'id': {ascii(identifier)} repeats {first_id[0]}{folded} (model {model}, task "
-                f"{item.task}; ids are compared after Unicode normalisation and case folding)"
-            )
         if has_id(record):
             return None
-        response = (str(record["problem"]), text_field(record["response"]))
-        first = self.generations.setdefault((model, item.task, item.variant, *response), where)
-        if first != where:
-            return (
-                f"the same generation as {first} (model {model}, task {item.task}: problem and response "
-                "alike) and neither row has an id: it would count twice; remove the copy or give ids"
-            )
-        return None
+        generation = (model, item.task, item.variant, str(record["problem"]), text_field(record["response"]))
+        first = self.generations.setdefault(generation, where)
+        if first == where:
+            return None
+        return (
+            f"the same generation as {first} (model {model}, task {item.task}: problem and response "
+            "alike) and neither row has an id: it would count twice; remove the copy or give ids"
+        )
 
 
 def read_generations(files: list[str]) -> list[ImportedRow]:
