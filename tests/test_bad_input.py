@@ -252,8 +252,8 @@ def test_small_commands_refuse_what_they_cannot_use(a_log, tmp_path, capsys):
     "edit, message",
     [
         ({"id": ""}, "row 7: missing or empty field(s): id"),
-        ({"n": "two"}, "row 7: n 'two' is not an integer"),
-        ({"id": "s3"}, "row 7: id 's3' repeats"),
+        ({"n": "two"}, "row 7: field 'n': expected an integer, got 'two'"),
+        ({"id": "s3"}, "row 7: field 'id': 's3' repeats"),
         ({"model": ""}, "row 7: missing or empty field(s): model"),
     ],
     ids=["empty-id", "wrong-type", "duplicate", "empty-field"],

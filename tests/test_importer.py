@@ -7,7 +7,8 @@ from inspect_ai import score
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.cli import main
-from narrative_infill.analysis.importer import ImportRowError, import_generations, read_generations
+from narrative_infill.analysis.import_rows import ImportRowError, read_generations
+from narrative_infill.analysis.importer import import_generations
 from narrative_infill.scorers.metrics import metrics
 
 from helpers import SHARED, require_shared
@@ -121,10 +122,10 @@ def test_non_integer_fields_and_repeated_ids_are_bad_rows_reported_together(tmp_
     message = str(raised.value)
     assert "3 row(s) cannot be imported" in message
     assert (
-        "row 2: template_id 'two' is not an integer" in message
-        and "row 3: n '1.5' is not an integer" in message
+        "row 2: field 'template_id': expected an integer, got 'two'" in message
+        and "row 3: field 'n': expected an integer, got '1.5'" in message
     )
-    assert f"row 4: id '{good['id']}' repeats {source}, row 1" in message
+    assert f"row 4: field 'id': '{good['id']}' repeats {source}, row 1" in message
 
 
 def test_a_non_empty_output_folder_is_refused_unless_overwrite(tmp_path, shared_rows, capsys):

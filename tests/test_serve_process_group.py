@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_serve_failures import free_port, standin  # noqa: F401 (a fixture)
 
 from narrative_infill.local import child
 from narrative_infill.local.server import port_in_use
-from tests.test_serve_failures import free_port, standin  # noqa: F401 (a fixture)
 
 #: Generous bounds on waiting for an event (never a measured duration).
 BOUND_S = 60
@@ -27,13 +27,16 @@ def running(pid: int) -> bool:
         return False
 
 
-def wait_for(condition, bound: float = BOUND_S) -> bool:
-    deadline = time.monotonic() + bound
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+def assert_stopped(*pids: int, what: str = "a process of the command") -> None:
+    """Each of ``pids`` ends within the bound (it is killed here either way, so none outlives the test)."""
+    deadline = time.monotonic() + BOUND_S
+    try:
+        while any(map(running, pids)):
+            assert time.monotonic() < deadline, f"{what} runs on"
+            time.sleep(0.05)
+    finally:
+        for pid in filter(running, pids):
+            os.kill(pid, signal.SIGKILL)
 
 
 #: The grandchild: writes its pid, asks the server for a completion (which kills the stand-in),
@@ -72,15 +75,15 @@ def test_a_dead_server_stops_the_grandchildren_of_a_served_script(standin, tmp_p
     with open(tmp_path / "out", "w") as out:
         serve = subprocess.run(
             [*command, "--", "bash", "-c", script, sys.executable, GRANDCHILD, str(mark)],
-            stdout=out, stderr=subprocess.STDOUT, timeout=300, env=os.environ.copy(), check=False,
-        )  # fmt: skip
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+            env=os.environ.copy(),
+            check=False,
+        )
     output = (tmp_path / "out").read_text()
     pid = int(Path(f"{mark}.pid").read_text())
-    try:
-        assert wait_for(lambda: not running(pid)), "the grandchild runs on after serve ended"
-    finally:
-        if running(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert_stopped(pid, what="the grandchild")
     assert serve.returncode == 1, output
     assert "the model server was killed by SIGILL" in output
     assert "the command and every process it started were stopped (SIGINT to its process group" in output
@@ -112,11 +115,7 @@ def test_a_group_that_ignores_the_stop_is_terminated_then_killed(monkeypatch, tm
     command = [sys.executable, str(script), str(mark)]
     ended = child.run_forwarding_signals(command, dict(os.environ), stop_when=grand.exists)
     pids = [int(Path(f"{mark}{suffix}").read_text()) for suffix in (".pid", ".grand")]
-    try:
-        assert wait_for(lambda: not any(map(running, pids))), "a process of the group runs on"
-    finally:
-        for pid in filter(running, pids):
-            os.kill(pid, signal.SIGKILL)
+    assert_stopped(*pids, what="a process of the group")
     assert ended == child.Ended(-signal.SIGKILL, None, "SIGINT then SIGTERM then SIGKILL")
 
 
@@ -131,11 +130,7 @@ def test_what_a_command_leaves_running_is_stopped_when_it_ends(tmp_path):
         ["bash", "-c", script, sys.executable, background, str(mark)], dict(os.environ)
     )
     pid = int(Path(f"{mark}.pid").read_text())
-    try:
-        assert wait_for(lambda: not running(pid)), "the background job runs on"
-    finally:
-        if running(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert_stopped(pid, what="the background job")
     assert ended == child.Ended(3, None, "SIGTERM")
 
 
@@ -163,11 +158,7 @@ def test_a_signal_reaches_the_whole_group_as_sigint(number, tmp_path):
         stop_when=signal_once_started,
     )
     pid = int(pid_file.read_text())
-    try:
-        assert wait_for(lambda: not running(pid))
-    finally:
-        if running(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert_stopped(pid)
     assert Path(f"{mark}.int").exists()  # it was interrupted (and could write its log), not killed
     assert not mark.exists()
     assert ended.asked == number and ended.signals.startswith("SIGINT")

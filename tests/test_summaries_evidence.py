@@ -27,11 +27,19 @@ def honest(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("summaries")
     source, folder = root / "generations.jsonl", root / "logs"
     rows = [
-        {"id": i, "model": "org/m1", "template_name": name, "template_id": 0,
-         "problem": f"Story {i} begins. ______ It ends.", "gold_answer": "The middle happened.",
-         "response": f"<ANSWER>Answer {i}.</ANSWER>", "prompt_text": f"Story {i} begins. ______ It ends."}
-        for i in range(4) for name in ("fitb_l1", "fitb_l2")
-    ]  # fmt: skip
+        {
+            "id": i,
+            "model": "org/m1",
+            "template_name": name,
+            "template_id": 0,
+            "problem": f"Story {i} begins. ______ It ends.",
+            "gold_answer": "The middle happened.",
+            "response": f"<ANSWER>Answer {i}.</ANSWER>",
+            "prompt_text": f"Story {i} begins. ______ It ends.",
+        }
+        for i in range(4)
+        for name in ("fitb_l1", "fitb_l2")
+    ]
     source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     for location in import_generations([str(source)], str(folder)):
         log = read_eval_log(location)

@@ -1,5 +1,6 @@
 """Import existing generations (the authors' pipeline outputs, or any JSONL/CSV/xlsx with the
-same fields) into Inspect ``.eval`` logs, one per (model, task).
+same fields) into Inspect ``.eval`` logs, one per (model, task). The rows are read and validated
+first (:mod:`.import_rows`): a bad one is refused with its file, row and field.
 
 Mechanism: each (model, task) group becomes an Inspect task whose solver replays the stored
 response as the model's output, run with the model name ``replay/<original model>``
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,159 +22,28 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 
 from ..data.atomic import atomic_dir
-from ..data.jsonl import iter_jsonl, read_csv_frame
 from ..data.narrative import NARRATIVE, record_narrative
-from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, OptionError, is_missing
+from ..definitions import NarrativeInfillError, OptionError, is_missing
 from ..inspect_compat import add_samples, replayed_sample
 from ..solvers.replay import replay_output
-
-#: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
-TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
-REASONING_IDS = {0: "abductive", 1: "causal", 2: "counterfactual", 3: "cot"}
-REASONING_NAMES = {
-    "abductive_reasoning": "abductive",
-    "causal_reasoning": "causal",
-    "counterfactual_thinking": "counterfactual",
-    "chain_of_thought": "cot",
-    **{name: name for name in PARADIGMS},
-}
-REQUIRED = ("problem", "response", "model")
-
-
-@dataclass(frozen=True)
-class ImportedRow:
-    origin: str
-    row: int
-    task: str
-    variant: str | None
-    record: dict[str, Any]
-
-
-class ImportRowError(NarrativeInfillError, ValueError):
-    """Rows that cannot be imported, each named by file and row."""
+from .import_rows import ImportedRow, integer_field, read_generations, sample_id, text_field
 
 
 class ImportTargetError(NarrativeInfillError, ValueError):
     """The output folder would mix new logs with old ones."""
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return [record for _, record in iter_jsonl(path, ImportRowError)]
-    import pandas as pd
-
-    if suffix == ".csv":
-        frame = read_csv_frame(path, ImportRowError, keep_default_na=False)
-    elif suffix in (".xlsx", ".xls"):
-        try:
-            frame = pd.read_excel(path, keep_default_na=False)
-        except Exception as err:  # pandas and its Excel engines raise several types for a broken file
-            raise ImportRowError(f"{path}: unreadable spreadsheet ({str(err).splitlines()[0]})") from None
-    else:
-        raise ImportRowError(f"{path}: expected .jsonl, .csv or .xlsx")
-    return frame.to_dict(orient="records")
-
-
-def _integer(value: Any) -> int | None:
-    """An integer field (``3``, ``3.0``, ``"3"``); None when empty; ValueError otherwise."""
-    if value == "" or is_missing(value):
-        return None
-    number = float(value)
-    if not number.is_integer():
-        raise ValueError(value)
-    return int(number)
-
-
-def _task_of(record: dict[str, Any]) -> tuple[str | None, str | None]:
-    """(task, variant) for a row's template_name / template_id, or (None, reason)."""
-    name = str(record.get("template_name") or "").strip()
-    try:
-        template_id = _integer(record.get("template_id"))
-    except ValueError:
-        return None, f"template_id {record.get('template_id')!r} is not an integer"
-    variant = None if template_id is None else f"code{template_id}"
-    if name in TEMPLATE_TASKS:
-        return TEMPLATE_TASKS[name], variant
-    if name in TELER_LEVELS:
-        return name, variant
-    if name in REASONING_NAMES:
-        return REASONING_NAMES[name], "code"
-    if name in ("reasoning_paradigms", "reasoning") and template_id is not None:
-        paradigm = REASONING_IDS.get(template_id)
-        if paradigm:
-            return paradigm, "code"
-    return None, f"template_name {name!r} (template_id {template_id!r}) maps to no task"
-
-
-def _text(value: Any) -> str | None:
-    return None if is_missing(value) else str(value)
-
-
-def _sample_id(record: dict[str, Any], origin: str, row: int) -> str:
-    return f"{record['id']}" if record.get("id") not in (None, "") else f"{Path(origin).stem}-{row}"
-
-
-def read_generations(files: list[str]) -> list[ImportedRow]:
-    """Validate every row first; report all bad rows at once (file and row), drop none.
-
-    A bad row is one with a missing field (or an empty id), a template that maps to no task, a non-integer
-    ``template_id`` or ``n``, or an id that another row of the same model and task already has
-    (it would be counted twice).
-    """
-    rows: list[ImportedRow] = []
-    problems: list[str] = []
-    seen: dict[tuple, str] = {}
-    for file in files:
-        path = Path(file)
-        records = _read_rows(path)
-        if not records:
-            problems.append(f"{file}: no rows")
-        for index, record in enumerate(records, 1):
-            missing = [f for f in REQUIRED if not (_text(record.get(f)) or "").strip() and f != "response"]
-            if _text(record.get("response")) is None:
-                missing.append("response")
-            gold = _text(record.get("gold_answer")) or _text(record.get("answer"))
-            if not gold or not gold.strip():
-                missing.append("gold_answer (or answer)")
-            if "id" in record and not (_text(record["id"]) or "").strip():
-                missing.append("id (leave the field out to number the rows)")
-            task, variant = _task_of(record)
-            try:
-                _integer(record.get("n"))
-                bad_n = None
-            except ValueError:
-                bad_n = f"n {record.get('n')!r} is not an integer"
-            key = (str(record.get("model")), task, _sample_id(record, file, index))
-            if missing:
-                problems.append(f"{file}, row {index}: missing or empty field(s): {', '.join(missing)}")
-            elif task is None or bad_n:
-                problems.append(f"{file}, row {index}: {variant if task is None else bad_n}")
-            elif key in seen:
-                problems.append(
-                    f"{file}, row {index}: id {key[2]!r} repeats {seen[key]} (model {key[0]}, task {task})"
-                )
-            else:
-                seen[key] = f"{file}, row {index}"
-                rows.append(ImportedRow(file, index, task, variant, record))
-    if problems:
-        shown = "\n  ".join(problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        raise ImportRowError(f"{len(problems)} row(s) cannot be imported:\n  {shown}{more}")
-    return rows
-
-
 def _sample(item: ImportedRow) -> Sample:
     record = item.record
     # read_generations has checked that the problem and one of the gold fields are present
-    gold = _text(record.get("gold_answer")) or str(record["answer"])
+    gold = text_field(record.get("gold_answer")) or str(record["answer"])
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
     extra = {k: (None if is_missing(v) else v) for k, v in record.items() if k not in known}
-    n = _integer(record.get("n"))
+    n = integer_field(record.get("n"))
     metadata = {
         **extra,
-        "original_prompt": _text(record.get("prompt_text")) or _text(record["problem"]),
-        "original_response": _text(record["response"]),
+        "original_prompt": text_field(record.get("prompt_text")) or text_field(record["problem"]),
+        "original_response": text_field(record["response"]),
         "imported_from": f"{item.origin}:{item.row}",
         "template": item.task,
         "prompt_variant": item.variant,
@@ -183,7 +52,7 @@ def _sample(item: ImportedRow) -> Sample:
         metadata["n"] = n
     metadata[NARRATIVE] = record_narrative(record, str(record["problem"]), gold)
     return Sample(
-        id=_sample_id(record, item.origin, item.row),
+        id=sample_id(record, item.origin, item.row),
         input=str(record["problem"]),
         target=gold,
         metadata=metadata,
@@ -220,9 +89,13 @@ def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
 
 
 def import_generations(
-    files: list[str], log_dir: str, max_tasks: int = 8, overwrite: bool = False,
-    scorers: list[str] | None = None, model_roles: dict[str, Any] | None = None,
-) -> list[str]:  # fmt: skip
+    files: list[str],
+    log_dir: str,
+    max_tasks: int = 8,
+    overwrite: bool = False,
+    scorers: list[str] | None = None,
+    model_roles: dict[str, Any] | None = None,
+) -> list[str]:
     """Write one .eval log per (model, task), optionally scored; returns their locations.
 
     Inspect runs each (model, task) on its first row, which gives a complete log (spec,

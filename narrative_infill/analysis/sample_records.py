@@ -8,8 +8,8 @@ records said 0.147. ``report`` and ``submit`` (through :func:`check_log`) and ``
 :func:`summary_problem`) therefore compare, sample by sample, every field their figures read, and
 refuse a log where the two disagree, or where a sample has one and not the other.
 
-The records are read straight from the zip as JSON (about 0.3 ms a sample here), not through
-Inspect's reader, which validates each whole transcript (about 4.4 ms a sample).
+The records and summaries are read straight from the zip as JSON (about 0.3 ms a sample here),
+not through Inspect's reader, which validates each whole transcript (about 4.4 ms a sample).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from ..definitions import NarrativeInfillError, none_if_nan
 
 #: Disagreeing samples named in an error before the rest are only counted.
 NAMED = 5
+#: The zip entry of the summaries (``inspect_ai.log``'s ``.eval`` format).
+SUMMARIES = "summaries.json"
 #: The score metadata the figures read (the metric signature, the judges, the extraction status).
 SCORE_METADATA = ("metrics_signature", "judge_models", "extraction_status")
 
@@ -67,31 +69,40 @@ def _local_path(location: str) -> str:
     return unquote(urlparse(location).path) if location.startswith("file://") else location
 
 
-def _record_view(record: dict) -> SimpleNamespace:
-    """The fields :func:`claimed_fields` reads, of a sample record as the zip holds it (JSON)."""
+def _view(sample: dict) -> SimpleNamespace:
+    """The fields :func:`claimed_fields` reads (and the id and epoch), of a sample record or summary
+    as the zip holds it (JSON)."""
     scores = {
         key: SimpleNamespace(value=s.get("value"), answer=s.get("answer"), metadata=s.get("metadata"))
-        for key, s in (record.get("scores") or {}).items()
+        for key, s in (sample.get("scores") or {}).items()
     }
-    return SimpleNamespace(scores=scores, metadata=record.get("metadata"), error=record.get("error"))
+    return SimpleNamespace(
+        id=sample["id"],
+        epoch=int(sample["epoch"]),
+        scores=scores,
+        metadata=sample.get("metadata"),
+        error=sample.get("error"),
+    )
 
 
-def read_records(location: str) -> dict[tuple[str, int], Any]:
-    """Each sample record of a ``.eval`` log by (id, epoch), as :func:`claimed_fields` reads it."""
+def read_log(location: str) -> tuple[dict[tuple[str, int], Any], list | None]:
+    """(each sample record of a ``.eval`` log by (id, epoch), its summaries) as
+    :func:`claimed_fields` reads them; the summaries are None where ``summaries.json`` is not there
+    to read (a remote log, a log still running: Inspect's reader then assembles them)."""
     if "://" in location and not location.startswith("file://"):  # s3:// and the like: Inspect reads it
         from inspect_ai.log import read_eval_log_samples
 
-        return {(str(s.id), s.epoch): s for s in read_eval_log_samples(location, all_samples_required=False)}
-    records = {}
+        samples = read_eval_log_samples(location, all_samples_required=False)
+        return {(str(s.id), s.epoch): s for s in samples}, None
     try:
         with zipfile.ZipFile(_local_path(location)) as archive:
-            for name in archive.namelist():
-                if name.startswith("samples/") and name.endswith(".json"):
-                    record = json.loads(archive.read(name))
-                    records[(str(record["id"]), int(record["epoch"]))] = _record_view(record)
-    except (OSError, zipfile.BadZipFile, ValueError, KeyError, TypeError) as err:
-        raise SummaryMismatchError(f"{location}: its sample records cannot be read ({err})") from None
-    return records
+            names = archive.namelist()
+            records = [_view(json.loads(archive.read(n))) for n in names if n.startswith("samples/")]
+            listed = json.loads(archive.read(SUMMARIES)) if SUMMARIES in names else None
+            summaries = None if listed is None else [_view(summary) for summary in listed]
+    except (OSError, zipfile.BadZipFile, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise SummaryMismatchError(f"{location}: its samples cannot be read ({err})") from None
+    return {(str(r.id), r.epoch): r for r in records}, summaries
 
 
 def check_log(location: str, summaries: list | None = None) -> None:
@@ -102,9 +113,10 @@ def check_log(location: str, summaries: list | None = None) -> None:
 
     if location.endswith(".json"):
         return  # a JSON log holds each sample once, summaries are built from it on reading
+    records, listed = read_log(location)
+    summaries = summaries if summaries is not None else listed
     if summaries is None:
         summaries = read_eval_log_sample_summaries(location)
-    records = read_records(location)
     problems = []
     for summary in summaries:
         key = (str(summary.id), summary.epoch)

@@ -20,7 +20,6 @@ seeded from (seed, domain, ref_id), so output does not depend on input order or 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import random
 from collections import Counter
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from ..definitions import NarrativeInfillError, OptionError
 from .atomic import atomic_file
-from .jsonl import iter_jsonl, read_utf8
+from .jsonl import csv_rows, iter_jsonl
 from .records import BLANK, SCHEMA, blank_position, canonical_domain
 from .text import count_tokens
 
@@ -188,7 +187,7 @@ def write_records(records: Iterable[dict], out: Path, inputs: Iterable[Path | st
 
 def read_built(path: Path) -> list[dict]:
     if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(read_utf8(path, BuiltFileError), newline="")))
+        return list(csv_rows(path, BuiltFileError))
     return [record for _, record in iter_jsonl(path, BuiltFileError)]
 
 

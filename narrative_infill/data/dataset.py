@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import logging
 import math
 from collections import Counter
@@ -18,9 +17,9 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..definitions import NarrativeInfillError, as_list
-from .jsonl import iter_jsonl, read_utf8
+from .jsonl import csv_rows, iter_jsonl
 from .narrative import NARRATIVE, narrative_key
-from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, parse_record
+from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, id_key, parse_record
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ class LoadedBenchmark:
 
 
 def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(read_utf8(path, DataSourceError), newline=""))
+    reader = csv_rows(path, DataSourceError)
     row = 0
     try:
         for row, record in enumerate(reader, start=1):
@@ -138,23 +137,33 @@ def load_benchmark(data: str = "hf", revision: str | None = None) -> LoadedBench
 def _load_benchmark(data: str, revision: str | None, stamp: tuple[int, int] | None) -> LoadedBenchmark:
     origin, rows = read_records(data, revision)
     instances: list[Instance] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}  # id_key(sample id) -> (row, sample id)
     for row, record in rows:
         instance = parse_record(record, origin, row)
-        if instance.sample_id in seen:
+        if (first := seen.get(id_key(instance.sample_id))) is not None:
             raise InvalidRecordError(
                 origin,
                 row,
                 record,
                 "(dataset, ref_id, n, unit_idx)",
-                f"duplicates row {seen[instance.sample_id]} (sample id {instance.sample_id})",
+                _repeated_id(instance.sample_id, *first),
             )
-        seen[instance.sample_id] = row
+        seen[id_key(instance.sample_id)] = (row, instance.sample_id)
         instances.append(instance)
     if not instances:
         raise DataSourceError(f"{origin}: no records")
     quirks = Counter(q for instance in instances for q in instance.quirks)
     return LoadedBenchmark(origin, instances, quirks, source_identity(data, revision))
+
+
+def _repeated_id(sample_id: str, row: int, other: str) -> str:
+    """Why an instance's id repeats row ``row``'s id ``other`` (equal, or equal once folded)."""
+    if sample_id == other:
+        return f"duplicates row {row} (sample id {sample_id})"
+    return (
+        f"duplicates row {row}: sample id {ascii(sample_id)} and {ascii(other)} are one id after "
+        "Unicode normalisation and case folding; give them ids that differ otherwise"
+    )
 
 
 def _sha256(paths: list[Path]) -> str:

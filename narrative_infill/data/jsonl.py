@@ -1,14 +1,26 @@
 """Reading input files the same way everywhere: UTF-8 with or without a byte-order mark, a
 file that is not UTF-8 named with its line and byte offset, and JSON Lines with blank lines
 skipped, every record an object, and a bad line reported with its file and line number, each
-in the caller's own error type."""
+in the caller's own error type. What a reader would otherwise resolve silently is refused,
+named: a CSV column or a JSON field given twice (one of the two would be dropped), and a lone
+surrogate (``"\\ud800"``: an escape that names no character, stored as six characters later)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from collections.abc import Iterator
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _RepeatedField(ValueError):
+    """A JSON object that names a field twice (``json`` would keep the last silently)."""
 
 
 def read_utf8(path: Path | str, error: type[Exception]) -> str:
@@ -29,14 +41,37 @@ def read_utf8(path: Path | str, error: type[Exception]) -> str:
         ) from None
 
 
+def check_columns(names: Iterable[Any] | None, where: str, error: type[Exception]) -> None:
+    """A header that names a column twice raises ``error``: ``csv.DictReader`` keeps the last of
+    the two, pandas renames the second, and either way one value is read silently."""
+    counts = Counter(str(name).strip() for name in names or ())
+    repeated = [name for name, count in counts.items() if count > 1]
+    if repeated:
+        raise error(
+            f"{where}, line 1: column {repeated[0]!r} is named {counts[repeated[0]]} times in the header; "
+            "name each column once"
+        )
+
+
+def csv_rows(path: Path | str, error: type[Exception]) -> csv.DictReader:
+    """A ``csv.DictReader`` over the file (read as ``read_utf8`` reads it) whose header names each
+    column once (``check_columns``)."""
+    reader = csv.DictReader(io.StringIO(read_utf8(path, error), newline=""))
+    check_columns(reader.fieldnames, str(path), error)
+    return reader
+
+
 def read_csv_frame(path: Path | str, error: type[Exception], **options: Any) -> Any:
     """A CSV as a pandas frame (``options`` go to ``read_csv``), its text read as ``read_utf8``
-    reads it; an empty or unparseable file raises ``error`` naming it."""
-    import io
-
+    reads it; an empty or unparseable file, or a column named twice, raises ``error`` naming it."""
     import pandas as pd
 
     text = read_utf8(path, error)
+    try:
+        header = next(csv.reader(io.StringIO(text, newline="")), None)
+    except csv.Error:
+        header = None  # pandas names what is wrong with it below
+    check_columns(header, str(path), error)
     try:
         return pd.read_csv(io.StringIO(text), **options)
     except pd.errors.EmptyDataError:
@@ -45,13 +80,50 @@ def read_csv_frame(path: Path | str, error: type[Exception], **options: Any) -> 
         raise error(f"{path}: unparseable CSV ({str(err).strip()})") from None
 
 
+def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    counts = Counter(key for key, _ in pairs)
+    repeated = [key for key, count in counts.items() if count > 1]
+    if repeated:
+        raise _RepeatedField(repeated[0])
+    return dict(pairs)
+
+
+def lone_surrogate(value: Any, name: str = "") -> str | None:
+    """Where in ``value`` (a parsed JSON value) a lone surrogate sits, as a field path, or None."""
+    if isinstance(value, str):
+        return (name or "(the value)") if _SURROGATE.search(value) else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        label = f"{name}.{key}" if name else str(key)
+        if isinstance(key, str) and _SURROGATE.search(key):
+            return label
+        if found := lone_surrogate(item, label):
+            return found
+    return None
+
+
+def parse_json(text: str, where: str, error: type[Exception]) -> Any:
+    """``text`` parsed as JSON, refusing (``error``, naming ``where`` and the field) a field given
+    twice in one object or a lone surrogate anywhere; a ``json.JSONDecodeError`` passes through."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_fields)
+    except _RepeatedField as err:
+        raise error(f"{where}: field {err.args[0]!r} is given twice; give each field once") from None
+    if field := lone_surrogate(value):
+        raise error(
+            f"{where}: field {field!r} holds a lone surrogate (an escape such as \\ud800 that names no "
+            "character); write the text as valid Unicode"
+        )
+    return value
+
+
 def iter_jsonl(path: Path | str, error: type[Exception]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each non-blank line; raises ``error`` naming the bad line."""
     for line_no, line in enumerate(read_utf8(path, error).split("\n"), 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse_json(line, f"{path}, row {line_no}", error)
         except json.JSONDecodeError as err:
             raise error(f"{path}, row {line_no}: unparseable JSON: {err.msg}") from None
         if not isinstance(record, dict):

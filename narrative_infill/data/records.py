@@ -10,7 +10,9 @@ counted by the loader, never fatal and never silently fixed.
 from __future__ import annotations
 
 import math
+import numbers
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
@@ -21,6 +23,11 @@ from .text import count_tokens, normalise_space, remove_eos, split_sentences
 SCHEMA = ("dataset", "ref_id", "source_text", "problem", "gold_answer", "unit", "n", "unit_idx")
 BLANK = "______"
 _BLANK_RUN = re.compile(r"_{3,}")
+#: How many sentences an instance masks (the paper's n).
+MASKED_SENTENCES = (1, 2, 3)
+#: The largest integer a field may hold: JSON readers (``inspect view``'s among them) keep integers
+#: exact only up to 2**53 - 1, and a 401-digit ``unit_idx`` once ended an eval with an OverflowError.
+MAX_INTEGER = 2**53 - 1
 
 DOMAIN_ALIASES = {
     "wikipedia": "wikipedia",
@@ -140,17 +147,57 @@ def _text(record: Mapping[str, Any], fld: str, fail: Callable[[str, str], NoRetu
     return value
 
 
-def _integer(record: Mapping[str, Any], fld: str, fail: Callable[[str, str], NoReturn]) -> int:
-    value = record.get(fld)
-    if isinstance(value, bool) or value is None or value == "":
-        fail(fld, f"expected an integer, got {value!r}")
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value's repr, shortened when long (a 401-digit number is named, not printed)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def parse_integer(value: Any) -> int:
+    """An integer field's value (``3``, ``3.0``, ``"3"``); ValueError saying why otherwise: not a
+    whole number, or one beyond ``MAX_INTEGER`` either way."""
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        raise ValueError(f"expected an integer, got {_shown(value)}")
     try:
-        number = float(value)
+        if isinstance(value, numbers.Integral):
+            number = int(value)
+        else:
+            real = float(value.strip() if isinstance(value, str) else value)
+            if math.isinf(real):
+                raise OverflowError
+            if not real.is_integer():
+                raise ValueError(f"expected an integer, got {_shown(value)}")
+            number = int(real)
+    except OverflowError:
+        number = MAX_INTEGER + 1
     except (TypeError, ValueError):
-        fail(fld, f"expected an integer, got {value!r}")
-    if not number.is_integer():
-        fail(fld, f"expected an integer, got {value!r}")
-    return int(number)
+        raise ValueError(f"expected an integer, got {_shown(value)}") from None
+    if abs(number) > MAX_INTEGER:
+        raise ValueError(f"{_shown(value)} does not fit: an integer field holds at most {MAX_INTEGER:,}")
+    return number
+
+
+def _integer(record: Mapping[str, Any], fld: str, fail: Callable[[str, str], NoReturn]) -> int:
+    try:
+        return parse_integer(record.get(fld))
+    except ValueError as err:
+        fail(fld, str(err))
+
+
+def blank_problem(problem: str) -> str | None:
+    """Why a problem text is not one with exactly one blank (a run of 3+ underscores), or None."""
+    blanks = _BLANK_RUN.findall(problem)
+    if not blanks:
+        return f"no blank ({BLANK}) in the text"
+    if len(blanks) > 1:
+        return f"{len(blanks)} blanks in the text; an instance has exactly one"
+    return None
+
+
+def id_key(identifier: str) -> str:
+    """What two ids must not share: ``Café`` in NFC and in NFD, or ``abc`` and ``ABC``, render alike
+    (and some tools fold them), so ids are compared after Unicode normalisation and case folding."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", identifier).casefold())
 
 
 def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
@@ -173,17 +220,15 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
     gold = _text(record, "gold_answer", fail)
     unit = _text(record, "unit", fail).strip()
     n = _integer(record, "n", fail)
-    if not 1 <= n <= 3:
+    if n not in MASKED_SENTENCES:
         fail("n", f"must be 1, 2 or 3 masked sentences, got {n}")
     unit_idx = _integer(record, "unit_idx", fail)
     if unit_idx < 0:
         fail("unit_idx", f"must be a 0-based sentence index, got {unit_idx}")
 
+    if reason := blank_problem(problem):
+        fail("problem", reason)
     blanks = _BLANK_RUN.findall(problem)
-    if not blanks:
-        fail("problem", f"no blank ({BLANK}) in the text")
-    if len(blanks) > 1:
-        fail("problem", f"{len(blanks)} blanks in the text; an instance has exactly one")
 
     domain = canonical_domain(dataset)
     sentences = split_sentences(source_text, domain)

@@ -7,16 +7,14 @@ record with its file and line.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..definitions import NarrativeInfillError, OptionError
 from .builder import Narrative
-from .jsonl import iter_jsonl, read_utf8
-from .records import canonical_domain
+from .jsonl import csv_rows, iter_jsonl, parse_json, read_utf8
+from .records import canonical_domain, id_key
 from .text import split_sentences
 
 SOURCES = ("rocstories", "sind", "cnn_dailymail", "wikipedia", "jsonl", "text")
@@ -45,7 +43,7 @@ def _prose_narrative(dataset: str, ref_id: str | int, text: str, domain: str) ->
 
 def read_rocstories(path: Path, start: int = 0) -> Iterator[Narrative]:
     """ROCStories CSV: ``storyid, storytitle, sentence1..sentence5``."""
-    reader = csv.DictReader(io.StringIO(read_utf8(path, SourceRecordError), newline=""))
+    reader = csv_rows(path, SourceRecordError)
     missing = [c for c in _ROC_SENTENCES if c not in (reader.fieldnames or [])]
     if missing:
         raise SourceRecordError(f"{path}:1: ROCStories CSV lacks column(s) {', '.join(missing)}")
@@ -62,7 +60,7 @@ def read_sind(path: Path, start: int = 0) -> Iterator[Narrative]:
     """SIND/VIST story JSON (``annotations``: one sentence per image, grouped by ``story_id``,
     ordered by ``worker_arranged_photo_order``; ``original_text`` preferred over ``text``)."""
     try:
-        data = json.loads(read_utf8(path, SourceRecordError))
+        data = parse_json(read_utf8(path, SourceRecordError), str(path), SourceRecordError)
     except json.JSONDecodeError as err:
         raise SourceRecordError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list):
@@ -88,7 +86,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
     if suffix == ".jsonl":
         yield from iter_jsonl(path, SourceRecordError)
     elif suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(read_utf8(path, SourceRecordError), newline=""))
+        reader = csv_rows(path, SourceRecordError)
         for row in reader:
             yield reader.line_num, row
     elif suffix == ".parquet":
@@ -161,7 +159,7 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
     if source not in SOURCES:
         raise OptionError(f"source must be one of {SOURCES}, got {source!r}")
     count = 0
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], tuple[str, str]] = {}  # (dataset, id_key(ref_id)) -> (file, ref_id)
     for file in files:
         if source == "rocstories":
             narratives = read_rocstories(Path(file), count)
@@ -177,12 +175,20 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
             text = read_utf8(file, SourceRecordError)
             narratives = iter([_prose_narrative("text", Path(file).stem, text, "text")])
         for narrative in narratives:
-            key = (narrative.dataset, narrative.ref_id)
+            key = (narrative.dataset, id_key(narrative.ref_id))
             if key in seen:  # its instances would share sample ids with the first one's
-                raise SourceRecordError(
-                    f"{file}: narrative id {narrative.ref_id!r} ({narrative.dataset}) repeats one of "
-                    f"{seen[key]}"
-                )
-            seen[key] = file
+                raise SourceRecordError(_repeated_narrative(file, narrative, *seen[key]))
+            seen[key] = (file, narrative.ref_id)
             count += 1
             yield narrative
+
+
+def _repeated_narrative(file: str, narrative: Narrative, first_file: str, first_id: str) -> str:
+    """Why a narrative's id repeats an earlier one's (equal, or equal once folded)."""
+    where = f"{file}: narrative id {narrative.ref_id!r} ({narrative.dataset})"
+    if first_id == narrative.ref_id:
+        return f"{where} repeats one of {first_file}"
+    return (
+        f"{where} and {ascii(first_id)} of {first_file} are one id after Unicode normalisation and case "
+        f"folding ({ascii(narrative.ref_id)}); give them ids that differ otherwise"
+    )

@@ -150,8 +150,6 @@ def read_log(location: str, error: type[Exception] = NoSuccessfulLogError, heade
 
 def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """(the log read for each run, absent runs with the reason, notes)."""
-    from inspect_ai.log import read_eval_log_sample_summaries
-
     runs: dict[tuple, list] = defaultdict(list)
     for location in log_locations(paths):
         header = read_log(location)
@@ -174,14 +172,7 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
             selected.append(location)
             set_aside += len(logs) - 1
             continue
-        _, location, latest = logs[-1]
-        summaries = read_eval_log_sample_summaries(location)
-        done = sum(1 for summary in summaries if not summary.error)
-        total = (latest.eval.dataset.samples or 0) * (latest.eval.config.epochs or 1)
-        absent[f"{key[0]} / {key[1]}"] = (
-            f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} samples); "
-            "finish it with inspect eval-retry"
-        )  # fmt: skip
+        absent[f"{key[0]} / {key[1]}"] = _unfinished(logs)
     notes = (
         [
             f"{set_aside} log(s) set aside: a later successful log of the same run replaces them "
@@ -191,6 +182,19 @@ def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]
         else []
     )
     return selected, absent, notes
+
+
+def _unfinished(logs: list) -> str:
+    """Why a run without a successful log is absent: its latest log's status and samples done."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    _, location, latest = logs[-1]
+    done = sum(1 for summary in read_eval_log_sample_summaries(location) if not summary.error)
+    total = (latest.eval.dataset.samples or 0) * (latest.eval.config.epochs or 1)
+    return (
+        f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} "
+        "samples); finish it with inspect eval-retry"
+    )
 
 
 def _check_comparable(frame: pd.DataFrame) -> None:
@@ -238,7 +242,7 @@ def _newest_per_log(frame: pd.DataFrame, scorer: str) -> pd.Series | None:
 def load_samples(paths: list[str]) -> LoadedLogs:
     """One row per sample of each run's latest successful log, errored and unscored ones included
     (``errored``; their scores NaN): the coverage table counts them, no mean does."""
-    from inspect_ai.analysis import SampleColumn, SampleSummary, evals_df, samples_df
+    from inspect_ai.analysis import evals_df, samples_df
     from inspect_ai.log import read_eval_log
 
     selected, absent, notes = select_logs(paths)
@@ -249,24 +253,7 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         )
     for location in selected:  # the frame is read from the summaries: they must be the records'
         check_log(location)
-    # partials, not lambdas: samples_df pickles its columns for its worker processes
-    columns = [
-        *SampleSummary,
-        SampleColumn(
-            "metrics_signature",
-            path=partial(score_field, scorer="metrics", name="metrics_signature"),
-            full=False,
-        ),
-        SampleColumn(
-            "judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False
-        ),
-        SampleColumn(
-            "judge_variant", path=partial(score_field, scorer="judge", name="judge_variant"), full=False
-        ),
-        SampleColumn("metrics_scorings", path=scorings_field, full=False),
-        SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False),
-    ]
-    samples = samples_df(selected, columns=columns, quiet=True, parallel=len(selected) > 1)
+    samples = samples_df(selected, columns=_columns(), quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [
         setting_name(_metadata(metadata), name)
@@ -300,6 +287,29 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         if chosen is not None:
             frame = frame.join(_expand(chosen, keys))
     return LoadedLogs(frame, absent, notes)
+
+
+def _columns() -> list:
+    """The summary columns the frame holds, and the score fields each sample row adds."""
+    from inspect_ai.analysis import SampleColumn, SampleSummary
+
+    # partials, not lambdas: samples_df pickles its columns for its worker processes
+    return [
+        *SampleSummary,
+        SampleColumn(
+            "metrics_signature",
+            path=partial(score_field, scorer="metrics", name="metrics_signature"),
+            full=False,
+        ),
+        SampleColumn(
+            "judge_models", path=partial(score_field, scorer="judge", name="judge_models"), full=False
+        ),
+        SampleColumn(
+            "judge_variant", path=partial(score_field, scorer="judge", name="judge_variant"), full=False
+        ),
+        SampleColumn("metrics_scorings", path=scorings_field, full=False),
+        SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False),
+    ]
 
 
 def _check_own_samples(frame: pd.DataFrame, headers: dict) -> None:

@@ -173,8 +173,8 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
 def scored_with(runs: list[SettingLogs]) -> tuple[set[str], set[str]]:
     """(metric signatures, judge panels) the runs' newest scores name."""
     samples = [s for run in runs for s in run.samples]
-    return ({score_field(s, "metrics", "metrics_signature") for s in samples} - {None},
-            {score_field(s, "judge", "judge_models") for s in samples} - {None})  # fmt: skip
+    signatures = {score_field(s, "metrics", "metrics_signature") for s in samples} - {None}
+    return signatures, {score_field(s, "judge", "judge_models") for s in samples} - {None}
 
 
 def log_provenance(runs: list[SettingLogs]) -> dict[str, Any]:
