@@ -75,9 +75,9 @@ CONTEXT_COPY_THRESHOLD = 0.8
 COPIED_SHARE_LIMIT = 0.25
 
 
-def is_copied(context_copy: Any) -> Any:
+def is_copied(context_copy: Any, threshold: float = CONTEXT_COPY_THRESHOLD) -> Any:
     """Whether an answer's ``context_copy`` (a float or a pandas Series) makes it a copy of the context."""
-    return context_copy > CONTEXT_COPY_THRESHOLD
+    return context_copy > threshold
 
 
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).

@@ -99,8 +99,11 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
         width = page.evaluate("document.documentElement.scrollWidth")
         page.screenshot(path=str(tmp_path / "board.png"), full_page=True)
         marks = page.eval_on_selector_all("td.below", "cells => cells.map(c => c.textContent)")
+        page.click("table[data-track=demo] tr[data-model='mockllm/copier'] summary")  # unfold a signature
+        unfolded = page.evaluate("document.documentElement.scrollWidth")
+        page.screenshot(path=str(tmp_path / "board-unfolded.png"), full_page=True)
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
-    assert width <= 1400, f"the page is {width} px wide"
+    assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
     assert NOT_ABOVE in marks and COPY_RULE in marks and flagged == ["mockllm/copier"]
 
 

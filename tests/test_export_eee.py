@@ -71,7 +71,13 @@ def test_each_key_has_bounds_and_direction_and_the_judge_is_recorded(exported):
     _, _, aggregate, _, _ = exported
     results = {r["evaluation_result_id"]: r for r in aggregate["evaluation_results"]}
     lower_better = {k for k, r in results.items() if r["metric_config"]["lower_is_better"]}
-    assert lower_better == {"l2/metrics/truncated", "l2/judge/grader_failed", "l2/judge/qavg/low_share"}
+    assert lower_better == {
+        "l2/metrics/truncated",
+        "l2/metrics/context_copy",
+        "l2/metrics/context_copy/copied_share",
+        "l2/judge/grader_failed",
+        "l2/judge/qavg/low_share",
+    }
     assert all(r["metric_config"]["min_score"] < r["metric_config"]["max_score"] for r in results.values())
     qavg = results["l2/judge/qavg"]["metric_config"]
     assert (qavg["min_score"], qavg["max_score"]) == (1.0, 5.0)
@@ -86,6 +92,8 @@ def test_each_key_has_bounds_and_direction_and_the_judge_is_recorded(exported):
         and details["prompt_variant"] == "paper"
     )
     assert results["l2/judge/qavg/high_share"]["score_details"]["score"] == 0.0  # 3.8 is not above 4
+    copied = results["l2/metrics/context_copy/copied_share"]["metric_config"]
+    assert copied["metric_id"] == "narrative_infill.context_copy.copied_share" and "0.8" in copied["metric_name"]
 
 
 def test_a_judge_that_never_ran_is_absent_with_the_reason(tmp_path):

@@ -17,7 +17,7 @@ from helpers import mock_model
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
-KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated"}
+KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated", "context_copy"}
 
 
 def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer(monkeypatch):

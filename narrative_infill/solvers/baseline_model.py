@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
+from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, modelapi
 
 from ..data.baselines import BaselineError, baseline_answer, check_baseline
 from ..data.text import count_tokens
@@ -40,15 +40,11 @@ def _prompt_text(messages: list[Any]) -> str:
 class BaselineModel(ModelAPI):
     """A model that answers by a baseline's rule: ``baseline/empty``, ``neighbour``, ``context``, ``gold``."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (Inspect's ModelAPI signature)
-        **model_args: Any,
-    ):
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
+    def __init__(self, model_name: str, **options: Any):
+        """Inspect passes ``base_url``, ``api_key`` and ``config`` (and any ``-M`` model args, which
+        a fixed rule has no use for)."""
+        inspect_options = {key: options[key] for key in ("base_url", "api_key", "config") if key in options}
+        super().__init__(model_name=model_name, **inspect_options)
         self.rule = check_baseline(model_name)
 
     async def generate(self, input, tools, tool_choice, config) -> ModelOutput:

@@ -12,7 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...definitions import HIGH_QAVG, LOW_QAVG, display_name, high_label, is_high, is_low
+from ...definitions import (
+    CONTEXT_COPY_THRESHOLD,
+    HIGH_QAVG,
+    LOW_QAVG,
+    display_name,
+    high_label,
+    is_copied,
+    is_high,
+    is_low,
+)
 from ...scorers.metrics.pairs import ATAVG
 
 
@@ -43,6 +52,15 @@ SPECS: dict[str, MetricSpec] = {
     "truncated": MetricSpec(
         "Truncated", "rate", _OVERLAP, True, 0.0, 1.0, "the output cap ended the response", binary=True
     ),
+    "context_copy": MetricSpec(
+        "Context copy",
+        "copy_share",
+        _OVERLAP,
+        True,
+        0.0,
+        1.0,
+        "share of the answer's words in runs of 3+ copied from the story around the blank",
+    ),
     "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the judge's dimensions"),
     "grader_failed": MetricSpec(
         "Grader failed", "failure_rate", _OVERLAP, True, 0.0, 1.0, "judgements without five valid scores"
@@ -64,6 +82,24 @@ class Share:
 def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
     """QAvg's High% (under the rule asked for, ``definitions.is_high``) and Low%. The two High%
     rules are two metrics: each has its own id, and its name says which rule it counts."""
+    if key == "context_copy":
+        return (
+            Share(
+                "copied_share",
+                MetricSpec(
+                    f"Copied% (context_copy > {CONTEXT_COPY_THRESHOLD:g})",
+                    "share",
+                    _OVERLAP,
+                    True,
+                    0.0,
+                    1.0,
+                    f"share of answers with context_copy > {CONTEXT_COPY_THRESHOLD:g}",
+                ),
+                lambda value: bool(is_copied(value)),
+                "copied_share",
+                {"threshold": CONTEXT_COPY_THRESHOLD},
+            ),
+        )
     if key != "qavg":
         return ()
     high = high_label(high_inclusive)

@@ -56,13 +56,14 @@ def context_copy(answer: str, problem: str) -> float:
 
 
 @metric
-def copied_share() -> Metric:
-    """The share of samples whose ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD``: answers
-    that are mostly copies of the context."""
+def copied_share(threshold: float = CONTEXT_COPY_THRESHOLD) -> Metric:
+    """The share of samples whose ``context_copy`` is above ``threshold`` (the package's rule,
+    ``definitions.is_copied``; recorded as the metric's parameter): answers that are mostly copies."""
 
     def compute(scores: list[SampleScore]) -> float:
         values = [score.score.as_float() for score in scores]
-        return sum(bool(is_copied(value)) for value in values) / len(values) if values else float("nan")
+        copied = sum(bool(is_copied(value, threshold)) for value in values)
+        return copied / len(values) if values else float("nan")
 
     return compute
 

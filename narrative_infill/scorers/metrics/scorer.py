@@ -7,6 +7,7 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from ...definitions import CONTEXT_COPY_THRESHOLD
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
@@ -58,7 +59,7 @@ def with_extraction(signature: str, extraction: str) -> str:
 
 
 #: ``context_copy`` (not part of AtAvg): its mean, and the share of answers above the copy threshold.
-COPY_METRICS = {"context_copy": [mean(), copied_share()]}
+COPY_METRICS = {"context_copy": [mean(), copied_share(CONTEXT_COPY_THRESHOLD)]}
 
 
 @scorer(
