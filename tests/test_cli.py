@@ -7,8 +7,10 @@ import pytest
 from narrative_infill import cli
 from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, is_near_verbatim
 
-COMMANDS = ["serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid",
-            "submit", "verify", "leaderboard", "annotate", "report", "export"]  # fmt: skip
+COMMANDS = [
+    *("serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid"),
+    *("submit", "verify", "leaderboard", "annotate", "report", "compare", "export", "lm-eval-tasks"),
+]
 
 
 def _commands(parser) -> list[str]:

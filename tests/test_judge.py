@@ -372,7 +372,8 @@ def test_the_batch_recipe_reaches_the_grader():
 
 def _sharp_grader(messages, tools, tool_choice, config):
     """Scores a written infill 4-5, and 1 an empty one or one whose first sentence is in the story."""
-    story, candidate = messages[-1].text.split("STORY WITH BLANK:")[1].split("CANDIDATE INFILL:")
+    story, candidate = messages[-1].text.split("STORY WITH BLANK:")[1].split("CANDIDATE INFILL", 1)
+    candidate = candidate.split("<candidate_infill>")[-1].split("</candidate_infill>")[0]
     first = candidate.split("INSTRUCTIONS:")[0].strip().split(". ")[0]
     empty = "[empty: the candidate wrote nothing]" in candidate or first in story
     return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
