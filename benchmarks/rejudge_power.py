@@ -16,6 +16,7 @@ Usage: python benchmarks/rejudge_power.py [--k 8 16] [--repeats 200] [--noise 0.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -62,6 +63,8 @@ def main() -> None:
 
     started = time.perf_counter()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="rejudge-power-"))
+    # A cache of its own: Inspect's model cache would hand an earlier run's (noisier) verdicts back
+    os.environ["INSPECT_CACHE_DIR"] = str(folder / "inspect-cache")
     judged = submissions(folder, args.noise, args.only)
     print(f"logs in {time.perf_counter() - started:.0f} s ({folder})", flush=True)
     print(
