@@ -159,3 +159,17 @@ def test_a_lone_surrogate_in_one_output_leaves_the_eval_and_its_batch_mates_scor
     assert invisible.metadata["zero_reasons"]["semf1"] == "empty answer"
     long = scores[long_response]
     assert long.metadata["response_truncated_chars"] == len(long_response) - MAX_TEXT_CHARS
+
+
+@pytest.mark.heavy  # scores with the real embedding backbone
+def test_the_metrics_record_what_they_did_not_read():
+    """Before: a 200 KB answer was scored whole (84 s, 979 MB in the issue), nothing recorded."""
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    long_answer = "She rode on and on " * 2500  # one sentence, past the character limit
+    short, long = score_pairs(
+        ["She rode home.", long_answer], ["She rode home."] * 2, resolve_backbones("minilm")
+    )
+    assert short.truncated_chars == 0
+    assert long.truncated_chars == len(long_answer.strip()) - MAX_TEXT_CHARS
+    assert all(0.0 <= long.values[name] <= 1.0 for name in long.values)
