@@ -62,6 +62,14 @@ def test_compare_pairs_the_shared_instances_and_finds_the_difference(runs):
     assert coherence["difference"] == 0 and coherence["p_value"] == 1
 
 
+def test_samples_pair_on_metadata_fields_when_asked(runs):
+    a, b, _ = runs
+    fields = ("dataset", "ref_id", "n", "unit_idx")  # what the demo's sample ids are made of
+    assert compare_runs([a], [b], resamples=200, pair_on=fields)["shared_instances"] == 18
+    with pytest.raises(NotComparableError, match="without the metadata field.s. problem_id"):
+        compare_runs([a], [b], pair_on=("problem_id",))
+
+
 def test_the_command_prints_the_paired_table_and_writes_json(runs, tmp_path, capsys):
     a, b, _ = runs
     assert main(["compare", a, b, "--resamples", "200"]) == 0

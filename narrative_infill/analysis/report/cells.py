@@ -122,7 +122,7 @@ def sample_narratives(frame: Any) -> Any:
     import pandas as pd
 
     fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
-    ids = frame["id"] if "id" in frame else frame.index
+    ids = frame.get("id", frame.index)
     return pd.Series(
         [
             narrative_of({f: row[c] for c, f in fields.items()}, sample_id)
