@@ -44,10 +44,12 @@ class Side:
     header: Any
 
 
-def load_side(name: str, paths: list[str]) -> Side:
-    """The one run in ``paths`` (its scored, non-errored samples), or an error naming the side."""
+def load_side(name: str, paths: list[str], pair_on: tuple[str, ...] = ()) -> Side:
+    """The one run in ``paths`` (its scored, non-errored samples, each with the ``instance`` it is
+    paired on), or an error naming the side."""
     loaded = load_samples(paths)
-    frame = loaded.frame[~loaded.frame["errored"]]
+    frame = loaded.frame[~loaded.frame["errored"]].copy()
+    frame["instance"] = _instances(name, frame, pair_on)
     runs = sorted(set(loaded.frame["log"]))
     if len(runs) != 1:
         raise NotComparableError(
@@ -55,6 +57,18 @@ def load_side(name: str, paths: list[str]) -> Side:
         )
     first = loaded.frame.iloc[0]
     return Side(name, f"{first['row']} / {first['setting']}", frame, read_log(runs[0]))
+
+
+def _instances(name: str, frame: pd.DataFrame, pair_on: tuple[str, ...]) -> pd.Series:
+    """What pairs a sample with the other side's: its id, or the metadata fields ``pair_on``."""
+    if not pair_on:
+        return frame["id"].astype(str)
+    missing = [f for f in pair_on if f"metadata_{f}" not in frame or frame[f"metadata_{f}"].isna().any()]
+    if missing:
+        raise NotComparableError(
+            f"{name}: samples without the metadata field(s) {', '.join(missing)} to pair on"
+        )
+    return frame[[f"metadata_{f}" for f in pair_on]].astype(str).agg("|".join, axis=1)
 
 
 def _values(frame: pd.DataFrame, column: str) -> set:
@@ -88,16 +102,16 @@ def _shown(value: Any) -> str:
 
 
 def _narratives(frame: pd.DataFrame) -> pd.Series:
-    """Each sample id's narrative (``data.narrative``)."""
-    return sample_narratives(frame).groupby(frame["id"]).first()
+    """Each instance's narrative (``data.narrative``)."""
+    return sample_narratives(frame).groupby(frame["instance"]).first()
 
 
 def _quantity(a: Side, b: Side, column: str, seed: int, resamples: int) -> dict[str, Any] | None:
     """One row of the comparison, None when a side has no such score."""
     if column not in a.frame or column not in b.frame:
         return None
-    left = a.frame.dropna(subset=[column]).groupby("id")[column].mean()
-    right = b.frame.dropna(subset=[column]).groupby("id")[column].mean()
+    left = a.frame.dropna(subset=[column]).groupby("instance")[column].mean()
+    right = b.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     shared = left.index.intersection(right.index)
     clusters = _narratives(a.frame).reindex(shared)
     test: PairedTest | None = paired_test(
@@ -110,16 +124,23 @@ def _quantity(a: Side, b: Side, column: str, seed: int, resamples: int) -> dict[
 
 
 def compare_runs(
-    a_paths: list[str], b_paths: list[str], seed: int = SEED, resamples: int = RESAMPLES
+    a_paths: list[str],
+    b_paths: list[str],
+    seed: int = SEED,
+    resamples: int = RESAMPLES,
+    pair_on: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The paired comparison of run A with run B (see the module's docstring), as a JSON-ready dict."""
-    a, b = load_side("A", a_paths), load_side("B", b_paths)
+    """The paired comparison of run A with run B (see the module's docstring), as a JSON-ready dict.
+    Samples pair by id, or by the metadata fields ``pair_on`` (imported generations whose ids are
+    per response: ``problem_id``, ``template_id``, ``temperature``)."""
+    a, b = load_side("A", a_paths, pair_on), load_side("B", b_paths, pair_on)
     comparability(a, b)
     rows = [row for column in QUANTITIES if (row := _quantity(a, b, column, seed, resamples))]
-    shared = set(a.frame["id"].astype(str)) & set(b.frame["id"].astype(str))
+    shared = set(a.frame["instance"]) & set(b.frame["instance"])
     return {
-        "a": {"label": a.label, "log": a.header.location, "instances": int(a.frame["id"].nunique())},
-        "b": {"label": b.label, "log": b.header.location, "instances": int(b.frame["id"].nunique())},
+        "a": {"label": a.label, "log": a.header.location, "instances": int(a.frame["instance"].nunique())},
+        "b": {"label": b.label, "log": b.header.location, "instances": int(b.frame["instance"].nunique())},
+        "paired_on": list(pair_on) or ["sample id"],
         "shared_instances": len(shared),
         "shared_narratives": int(_narratives(a.frame).reindex(sorted(shared)).nunique()),
         "confidence": CONFIDENCE,
@@ -142,7 +163,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"- A: {a['label']} ({a['instances']} instances; {a['log']})",
         f"- B: {b['label']} ({b['instances']} instances; {b['log']})",
-        f"- shared: {result['shared_instances']} instances of {result['shared_narratives']} narratives",
+        f"- shared: {result['shared_instances']} instances of {result['shared_narratives']} narratives "
+        f"(paired on {', '.join(result['paired_on'])})",
         f"- difference A - B; {result['confidence']:.0%} interval: paired bootstrap over narratives; p: "
         f"two-sided sign flips of whole narratives; MDE: smallest difference detectable at "
         f"{result['power']:.0%} power (seed {result['seed']}, {result['resamples']} resamples)",

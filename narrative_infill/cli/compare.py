@@ -19,7 +19,8 @@ def _compare(args: argparse.Namespace) -> int:
     with different metric signatures, judges, dataset revisions or task versions are refused."""
     from ..analysis.compare import compare_runs, markdown
 
-    result = compare_runs([args.a], [args.b], seed=args.seed, resamples=args.resamples)
+    pair_on = tuple(f for f in (args.pair_on or "").split(",") if f)
+    result = compare_runs([args.a], [args.b], seed=args.seed, resamples=args.resamples, pair_on=pair_on)
     text = json.dumps(result, indent=1) + "\n" if args.format == "json" else markdown(result)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
@@ -39,6 +40,12 @@ def add_commands(commands) -> None:
         "--format", choices=["markdown", "json"], default="markdown", help="(default: markdown)"
     )
     compare.add_argument("-o", "--output", type=Path, help="write to this file instead of printing")
+    compare.add_argument(
+        "--pair-on",
+        metavar="FIELDS",
+        help="pair samples on these comma-separated metadata fields instead of the sample id (imported "
+        "generations whose ids are per response: problem_id,template_id,temperature)",
+    )
     compare.add_argument(
         "--seed", type=int, default=SEED, help=f"bootstrap and sign-flip seed (default {SEED})"
     )

@@ -117,14 +117,16 @@ def label_runs(headers: Mapping[str, Any], model_of) -> RunLabels:
 
 
 def sample_narratives(frame: Any) -> Any:
-    """Each row's source narrative (``data.narrative``), from the sample's metadata columns."""
+    """Each row's source narrative (``data.narrative``), from the sample's metadata columns and id
+    (a frame without ids: each row its own)."""
     import pandas as pd
 
     fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
+    ids = frame.get("id", frame.index)
     return pd.Series(
         [
             narrative_of({f: row[c] for c, f in fields.items()}, sample_id)
-            for sample_id, row in zip(frame["id"], frame[list(fields)].to_dict("records"))
+            for sample_id, row in zip(ids, frame[list(fields)].to_dict("records"))
         ],
         index=frame.index,
         dtype=object,

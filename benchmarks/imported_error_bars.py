@@ -1,0 +1,85 @@
+"""Naive vs clustered error bars, and paired vs unpaired verdicts, on imported, scored generations.
+
+Reads a folder of logs written by ``narrative-infill import ... --score metrics`` (one per model and
+setting) and prints, for AtAvg:
+1. per log, the naive stderr (every sample independent) beside the logged one (clustered by
+   narrative), and the ratio's range over the logs;
+2. per setting, for every pair of models, the board's paired sign-flip test on the instances both
+   scored (paired on ``--pair-on`` metadata fields, clustered by narrative): how many pairs are tied
+   (p >= 0.05), and, for contrast, how many pairs' clustered intervals overlap (the old board's rule,
+   with clustered intervals).
+Usage: python benchmarks/imported_error_bars.py LOG_DIR [--pair-on problem_id,template_id,temperature]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections import defaultdict
+from itertools import combinations
+
+import numpy as np
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+from narrative_infill.analysis.stats import clustered_interval, paired_test
+from narrative_infill.data.narrative import NARRATIVE
+
+
+def _runs(log_dir: str, pair_on: list[str]) -> dict[str, dict[str, dict]]:
+    """setting -> model -> per-instance mean AtAvg, narratives, sample values, the logged stderr."""
+    runs: dict[str, dict[str, dict]] = defaultdict(dict)
+    for info in list_eval_logs(log_dir):
+        log = read_eval_log(info.name)
+        values: dict[str, list[float]] = defaultdict(list)
+        narratives = {}
+        for sample in log.samples or []:
+            instance = "|".join(str(sample.metadata[f]) for f in pair_on)
+            values[instance].append(float(sample.scores["metrics"].value["atavg"]))
+            narratives[instance] = sample.metadata[NARRATIVE]
+        [atavg] = [s for s in log.results.scores if s.name == "atavg"]
+        runs[log.eval.task.split("/")[-1]][log.eval.model.removeprefix("replay/")] = {
+            "values": {k: float(np.mean(v)) for k, v in values.items()},
+            "narrative": narratives,
+            "samples": [v for vs in values.values() for v in vs],
+            "logged": atavg.metrics["stderr"].value,
+        }
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("log_dir")
+    parser.add_argument("--pair-on", default="problem_id,template_id,temperature")
+    args = parser.parse_args()
+    runs = _runs(args.log_dir, args.pair_on.split(","))
+    ratios = []
+    for setting, models in sorted(runs.items()):
+        for model, run in sorted(models.items()):
+            samples = run["samples"]
+            naive = float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+            ratios.append(run["logged"] / naive)
+            print(f"{setting} {model}: n={len(samples)} naive {naive:.5f} clustered {run['logged']:.5f}")
+    print(
+        f"clustered / naive over {len(ratios)} logs: {min(ratios):.2f} .. {max(ratios):.2f}, "
+        f"median {float(np.median(ratios)):.2f}"
+    )
+    pairs = tied = overlapping = 0
+    for models in runs.values():
+        for (_, a), (_, b) in combinations(sorted(models.items()), 2):
+            shared = sorted(set(a["values"]) & set(b["values"]))
+            test = paired_test(
+                [a["values"][k] - b["values"][k] for k in shared], [a["narrative"][k] for k in shared]
+            )
+            ia = clustered_interval(list(a["values"].values()), list(a["narrative"].values()))
+            ib = clustered_interval(list(b["values"].values()), list(b["narrative"].values()))
+            pairs += 1
+            tied += test is None or not test.significant()
+            overlapping += ia.low <= ib.high and ib.low <= ia.high
+    print(
+        f"{pairs} model pairs within a setting: {tied} tied by the paired test (p >= 0.05), "
+        f"{overlapping} with overlapping clustered intervals"
+    )
+
+
+if __name__ == "__main__":
+    main()

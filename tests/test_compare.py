@@ -1,0 +1,97 @@
+"""``narrative-infill compare A B``: paired on shared instances, clustered by narrative, refusing
+runs that are not comparable."""
+
+import json
+
+import pytest
+from helpers import mock_model
+from inspect_ai import Task, eval
+from inspect_ai.log import list_eval_logs
+from inspect_ai.scorer import Score, scorer
+from inspect_ai.solver import generate
+
+from narrative_infill.analysis.compare import NotComparableError, compare_runs
+from narrative_infill.cli import main
+from narrative_infill.data.dataset import infill_dataset
+from narrative_infill.definitions import DIMENSIONS
+
+
+def judged_run(folder, level, judge_models="grader=mockllm/grader", limit=None, epochs=1):
+    """A demo run whose stand-in judge scores fluency ``level`` (+1 on every other instance) and 4
+    on every other dimension, recording ``judge_models`` as the real judge does."""
+
+    @scorer(metrics=[], name="judge")
+    def stand_in_judge():
+        async def score(state, target):
+            fluency = level + int(state.sample_id[-1]) % 2
+            dimensions = {d: 4.0 for d in DIMENSIONS} | {"fluency": float(fluency)}
+            qavg = sum(dimensions.values()) / len(dimensions)
+            return Score(value={"qavg": qavg, **dimensions}, metadata={"judge_models": judge_models})
+
+        return score
+
+    task = Task(dataset=infill_dataset("demo"), solver=generate(), scorer=stand_in_judge(), name="demo_run")
+    model = mock_model(lambda m, c: "<ANSWER>They went home.</ANSWER>")
+    [log] = eval(task, model=model, display="none", log_dir=str(folder), limit=limit, epochs=epochs)
+    assert log.status == "success", log.error
+    return str(folder)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("compare")
+    a = judged_run(root / "a", 4)
+    b = judged_run(root / "b", 2, limit=18)  # B scored 18 of the 24
+    other_judge = judged_run(root / "c", 4, judge_models="grader=mockllm/other")
+    return a, b, other_judge
+
+
+def test_compare_pairs_the_shared_instances_and_finds_the_difference(runs):
+    a, b, _ = runs
+    result = compare_runs([a], [b], resamples=500)
+    assert result["shared_instances"] == 18 and result["a"]["instances"] == 24
+    rows = {row["quantity"]: row for row in result["rows"]}
+    assert list(rows)[0] == "qavg" and "fluency" in rows  # no metrics scorer in these runs: no AtAvg row
+    fluency = rows["fluency"]
+    assert fluency["difference"] == pytest.approx(fluency["a"] - fluency["b"]) and fluency[
+        "difference"
+    ] == pytest.approx(2)
+    assert fluency["low"] > 0 and fluency["p_value"] < 0.05 and fluency["n"] == 18
+    assert fluency["clusters"] == result["shared_narratives"] < 18  # narratives, not instances
+    coherence = rows["bidirectional_coherence"]  # 4 on both sides everywhere: no difference at all
+    assert coherence["difference"] == 0 and coherence["p_value"] == 1
+
+
+def test_samples_pair_on_metadata_fields_when_asked(runs):
+    a, b, _ = runs
+    fields = ("dataset", "ref_id", "n", "unit_idx")  # what the demo's sample ids are made of
+    assert compare_runs([a], [b], resamples=200, pair_on=fields)["shared_instances"] == 18
+    with pytest.raises(NotComparableError, match="without the metadata field.s. problem_id"):
+        compare_runs([a], [b], pair_on=("problem_id",))
+
+
+def test_the_command_prints_the_paired_table_and_writes_json(runs, tmp_path, capsys):
+    a, b, _ = runs
+    assert main(["compare", a, b, "--resamples", "200"]) == 0
+    printed = capsys.readouterr().out
+    assert "shared: 18 instances of" in printed and "| fluency |" in printed
+    assert (
+        main(["compare", a, b, "--resamples", "200", "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
+    )
+    assert json.loads((tmp_path / "c.json").read_text())["shared_instances"] == 18
+
+
+def test_runs_judged_by_different_graders_are_refused_naming_the_field(runs, capsys):
+    a, _, other_judge = runs
+    with pytest.raises(NotComparableError, match="differ in their judges"):
+        compare_runs([a], [other_judge])
+    assert main(["compare", a, other_judge]) == 1
+    assert "differ in their judges" in capsys.readouterr().err
+
+
+def test_a_side_holding_two_runs_is_refused(runs, tmp_path):
+    a, _, _ = runs
+    twice = judged_run(tmp_path / "twice", 4, limit=2, epochs=2)  # another run: its epochs differ
+    logs = [info.name for folder in (a, twice) for info in list_eval_logs(folder)]
+    with pytest.raises(NotComparableError, match="holds 2 runs"):
+        compare_runs(logs, [a])
