@@ -8,7 +8,7 @@ from narrative_infill import cli
 from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, is_near_verbatim
 
 COMMANDS = ["serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid",
-            "submit", "verify", "leaderboard", "annotate", "report", "export"]  # fmt: skip
+            "submit", "verify", "leaderboard", "annotate", "report", "export", "lm-eval-tasks"]  # fmt: skip
 
 
 def _commands(parser) -> list[str]:
