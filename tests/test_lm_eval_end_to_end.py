@@ -92,14 +92,17 @@ def test_lm_eval_on_the_local_server_imports_judges_and_reports(tmp_path):
     assert log.eval.model == "replay/local-chat-completions/smollm2"
     assert all("judge" in sample.scores for sample in log.samples)  # appended by inspect score
 
+    cli = [sys.executable, "-m", "narrative_infill.cli"]
     commands = [
-        ["report", str(tmp_path / "logs"), "-o", str(tmp_path / "report")],
+        ["report", str(tmp_path / "logs"), "-o", str(tmp_path / "report"), "--compare-paper"],
         ["export", "eee", str(tmp_path / "logs"), "-o", str(tmp_path / "eee"), "--organization", "tests"],
-        ["submit", str(tmp_path / "logs"), "-o", str(tmp_path / "submission.json"), "--track", "custom"],
     ]
     for command in commands:
-        done = subprocess.run(
-            [sys.executable, "-m", "narrative_infill.cli", *command], capture_output=True, text=True
-        )
+        done = subprocess.run([*cli, *command], capture_output=True, text=True)
         assert done.returncode == 0, f"{command[0]}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
     assert "l2" in (tmp_path / "report" / "report.md").read_text()
+    # submit reads the options lm-eval ran with: two sind documents are no complete run (a full one
+    # is submitted in test_lm_eval_import.py)
+    submit = [*cli, "submit", str(tmp_path / "logs"), "-o", str(tmp_path / "s.json"), "--track", "custom"]
+    refused = subprocess.run(submit, capture_output=True, text=True)
+    assert refused.returncode == 1 and "filtered by task arguments ['domain']" in refused.stderr

@@ -46,7 +46,7 @@ def _stand_in_model():
 
 @pytest.fixture(scope="module")
 def lm_eval_run(tmp_path_factory) -> Path:
-    """lm-eval's own output folder for narrative_infill_l2 and _cot on 3 demo documents."""
+    """lm-eval's own output folder for narrative_infill_l2 and _cot on the 24 demo documents."""
     require(importlib.util.find_spec("lm_eval"), "needs lm-eval: pip install 'narrative-infill[lm-eval]'")
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
@@ -59,7 +59,6 @@ def lm_eval_run(tmp_path_factory) -> Path:
         model=_stand_in_model(),
         tasks=["narrative_infill_l2", "narrative_infill_cot"],
         task_manager=manager,
-        limit=3,
         log_samples=True,
         evaluation_tracker=tracker,
     )
@@ -90,8 +89,10 @@ def test_each_task_becomes_one_log_with_the_runs_record(lm_eval_run, tmp_path):
     assert log.eval.metadata["lm_eval"]["version"] == "0.4.13"
     assert log.eval.metadata["lm_eval"]["results_file"] == str(results_file)
     assert log.eval.task_args["data"] == "demo" and log.eval.metadata["dataset_identity"]["source"] == "demo"
-    assert [s.id for s in log.samples] == [line["doc"]["id"] for line in lines]
-    for sample, line in zip(log.samples, lines):
+    by_id = {line["doc"]["id"]: line for line in lines}
+    assert sorted(str(s.id) for s in log.samples) == sorted(by_id)
+    for sample in log.samples:
+        line = by_id[sample.id]
         assert sample.output.completion == line["resps"][0][0]
         assert (
             sample.messages[0].text == line["arguments"]["gen_args_0"]["arg_0"]
@@ -114,6 +115,17 @@ def test_the_same_answers_get_the_same_atavg_in_inspect(lm_eval_run, tmp_path):
     per_sample = [(s.scores["metrics"].value["atavg"], s.metadata["lm_eval"]["atavg"]) for s in log.samples]
     assert [a for a, _ in per_sample] == pytest.approx([b for _, b in per_sample], abs=1e-6)
     assert any(a > 0.9 for a, _ in per_sample) and any(a < 0.5 for a, _ in per_sample)
+
+
+def test_the_imported_run_is_reported_and_submitted(lm_eval_run, tmp_path):
+    from narrative_infill.cli import main
+
+    logs, out = tmp_path / "logs", tmp_path / "out"
+    score_logs(import_lm_eval([str(lm_eval_run)], str(logs)), ["metrics"])
+    assert main(["report", str(logs), "-o", str(out / "report"), "--compare-paper"]) == 0
+    assert main(["submit", str(logs), "-o", str(out / "submission.json"), "--track", "custom"]) == 0
+    submission = json.loads((out / "submission.json").read_text())
+    assert sorted(submission["settings"]) == ["cot", "l2"]
 
 
 def _edit_lines(edit):
@@ -165,7 +177,7 @@ DAMAGES = {
     ),
     "partial": (
         _edit_lines(lambda lines: lines[:-1]),
-        r"2 samples, but results_.* field 'n-samples.narrative_infill_l2.effective' says 3",
+        r"23 samples, but results_.* field 'n-samples.narrative_infill_l2.effective' says 24",
     ),
     "repeated-doc": (
         _edit_lines(lambda lines: [lines[0], *lines[:2]]),
