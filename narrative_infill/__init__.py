@@ -10,6 +10,6 @@ from .tasks import abductive, causal, cot, counterfactual, l0, l1, l2, l3, l4
 from .tasks.judge_check import judge_check
 
 #: The package version, its one home: pyproject.toml reads it from here (hatch's dynamic version).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = ["abductive", "causal", "cot", "counterfactual", "judge_check", "l0", "l1", "l2", "l3", "l4"]

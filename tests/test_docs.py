@@ -41,7 +41,7 @@ def commands(text: str) -> list[tuple[str, list[str]]]:
     for line in code_lines(text):
         for match in COMMAND.finditer(line):
             words = re.split(r"\s+", match.group(2).split(" #")[0].split("|")[0].split("&&")[0].strip())
-            found.append((match.group(1), [w for w in words if w]))
+            found.append((match.group(1), [w.rstrip(")\"'") for w in words if w.rstrip(")\"'")]))
     return found
 
 
@@ -116,7 +116,7 @@ def inspect_problems(text: str) -> list[str]:
 def path_problems(text: str) -> list[str]:
     """Repository paths named in the text that do not exist (registry names such as
     ``narrative_infill/l2`` or ``narrative_infill/metrics`` are names, not paths)."""
-    registered = {*_task_parameters(), "metrics", "judge"}
+    registered = {*_task_parameters(), "metrics", "judge", "breakdowns"}
     missing = []
     for path in PATH.findall(text):
         if "<" in path or "*" in path or path.startswith("tests/fixtures/"):
