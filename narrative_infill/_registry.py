@@ -1,8 +1,10 @@
 """Inspect registry entry point: importing this registers the tasks, solvers, scorers, the replay model and
-the hook that gives the llama-cpp-python provider the local server's key."""
+the hook that gives the llama-cpp-python provider the local server's key and the one that records how
+each task ended for the package's commands."""
 
 from .analysis.importer import ReplayModel, replay_output  # noqa: F401
 from .local.provider_key import LocalServerKey  # noqa: F401
+from .local.run_status import RunStatus  # noqa: F401
 from .scorers.judge.scorer import judge  # noqa: F401
 from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401

@@ -5,19 +5,23 @@ overhead), and ``/v1/chat/completions`` with a fixed tagged answer and its usage
 The tests use it to see what a request carried (``--requests FILE``: one JSON line per chat
 request); ``benchmarks/vllm_overhead.py`` uses it to measure the harness's own ceiling, the
 samples/s Inspect and this package reach when the engine costs nothing.
-``python tests/standin_openai_server.py --host 127.0.0.1 --port P [--max-model-len N] [--api-key K]``
+``python tests/standin_openai_server.py --host 127.0.0.1 --port P [--max-model-len N] [--api-key K]``;
+it also stands in for the llama.cpp server that ``narrative-infill serve`` starts (its options are
+ignored, the key is read from the environment).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TEMPLATE_TOKENS = 12  # what a chat template adds around the messages, roughly SmolLM2's
 ANSWER = "<answer>She walked home and fed the cat.</answer>"
+REFUSAL = "stand-in: this server refuses every chat request"
 
 
 def prompt_tokens(messages: list[dict]) -> int:
@@ -52,7 +56,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path.rstrip("/") == "/v1/models":
             card = {"id": self.settings.served_model_name, "object": "model"}
-            self._reply(200, {"object": "list", "data": [{**card, "max_model_len": self.settings.max_model_len}]})
+            self._reply(
+                200, {"object": "list", "data": [{**card, "max_model_len": self.settings.max_model_len}]}
+            )
         else:
             self._reply(404, {"error": self.path})
 
@@ -65,7 +71,12 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(200, {"count": count, "max_model_len": self.settings.max_model_len, "tokens": []})
         elif self.path.rstrip("/") == "/v1/chat/completions":
             self._record(request)
-            self._reply(200, self._completion(request))
+            if self.settings.chat_status != 200:  # a server that refuses every request
+                self._reply(
+                    self.settings.chat_status, {"error": {"message": REFUSAL, "type": "BadRequestError"}}
+                )
+            else:
+                self._reply(200, self._completion(request))
         else:
             self._reply(404, {"error": self.path})
 
@@ -98,9 +109,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--max-model-len", type=int, default=4096)
     parser.add_argument("--served-model-name", default="smollm2")
-    parser.add_argument("--api-key")
+    # The key in the environment, as `narrative-infill serve` hands it to the server it starts.
+    parser.add_argument("--api-key", default=os.environ.get("NARRATIVE_INFILL_SERVER_API_KEY"))
+    parser.add_argument("--chat-status", type=int, default=200, help="answer chat requests with this status")
     parser.add_argument("--requests", help="append each chat request's max_tokens here (JSON lines)")
-    Handler.settings = parser.parse_args()
+    Handler.settings, _ = parser.parse_known_args()  # a llama.cpp server's other options are ignored
     server = ThreadingHTTPServer((Handler.settings.host, Handler.settings.port), Handler)
     print(f"stand-in: listening on {Handler.settings.host}:{Handler.settings.port}", flush=True)
     server.serve_forever()

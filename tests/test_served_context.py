@@ -1,8 +1,10 @@
 """The output cap against a vLLM server's served context (``local/served_context.py``), through
 Inspect's own vllm provider, against a stand-in server that reports a context of our choosing
-(``standin_openai_server.py``); the real engine's runs are in ``test_vllm_engine.py``."""
+(``standin_openai_server.py``); the real engine's runs are in ``test_vllm_engine.py``. And a run
+that ends in error is a failing exit of the package's command, though ``inspect eval`` exits 0."""
 
 import json
+import os
 import secrets
 import socket
 import subprocess
@@ -16,6 +18,7 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from narrative_infill.local.served_context import METADATA_KEY
+from narrative_infill.local.server import SERVER_COMMAND_VARIABLE
 
 STANDIN = Path(__file__).with_name("standin_openai_server.py")
 TEMPLATE_TOKENS = 12  # the stand-in's count for the chat template around the messages
@@ -38,7 +41,14 @@ def standin_vllm(tmp_path):
         command = [sys.executable, str(STANDIN), "--port", str(port), "--api-key", key]
         # A name of its own: Inspect's vllm provider keeps one server per model name for the process.
         name = f"smollm2-{port}"
-        command += ["--max-model-len", str(max_model_len), "--requests", str(requests), "--served-model-name", name]
+        command += [
+            "--max-model-len",
+            str(max_model_len),
+            "--requests",
+            str(requests),
+            "--served-model-name",
+            name,
+        ]
         processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
         url = f"http://127.0.0.1:{port}/v1"
         probe = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {key}"})
@@ -60,9 +70,16 @@ def standin_vllm(tmp_path):
 
 def run(task: str, model, tmp_path, **options):
     [log] = eval(
-        f"narrative_infill/{task}", model=model, task_args={"data": "demo"}, limit=2, score=False,
-        max_retries=0, log_dir=str(tmp_path / "logs"), display="none", **options,
-    )  # fmt: skip
+        f"narrative_infill/{task}",
+        model=model,
+        task_args={"data": "demo"},
+        limit=2,
+        score=False,
+        max_retries=0,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        **options,
+    )
     return log
 
 
@@ -112,3 +129,32 @@ def test_a_prompt_that_fills_the_served_context_is_not_sent(standin_vllm, tmp_pa
     assert log.status == "error"
     assert "no room left for an answer; the request was not sent" in log.error.message
     assert not requests.exists()  # nothing reached the server's chat endpoint
+
+
+def test_serve_exits_non_zero_with_the_logs_error_where_inspect_exits_0(tmp_path):
+    """`inspect eval` exits 0 when its task ends in error; `serve -- inspect eval ...` must not."""
+    refusing = f"{sys.executable} {STANDIN} --chat-status 400"
+    inspect_eval = [
+        sys.executable,
+        "-m",
+        "inspect_ai",
+        "eval",
+        "narrative_infill/l2",
+        "--model",
+        "llama-cpp-python/smollm2",
+        "-T",
+        "data=demo",
+        "--limit",
+        "1",
+        "--max-retries",
+        "0",
+        "--log-dir",
+        str(tmp_path / "logs"),
+    ]
+    serve = [sys.executable, "-m", "narrative_infill.cli", "serve", "--port", str(free_port()), "--"]
+    env = {**os.environ, SERVER_COMMAND_VARIABLE: refusing}
+    result = subprocess.run([*serve, *inspect_eval], capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "the command exited 0, but its Inspect run did not finish" in result.stderr
+    assert "narrative_infill/l2 (llama-cpp-python/smollm2) ended with status error" in result.stderr
+    assert "this server refuses every chat request" in result.stderr  # the log's own error
