@@ -22,7 +22,9 @@ from inspect_ai.model import get_model
 from narrative_infill.local.served_context import METADATA_KEY
 
 pytestmark = pytest.mark.vllm
-SERVED_CONTEXT = 2048  # short enough that cot's default cap (4096) must be lowered, and say so
+#: What serve and setup use (the compile cache setup's start wrote is reused); cot's default cap
+#: (4096) cannot fit beside any prompt, so it must be lowered, and say so.
+SERVED_CONTEXT = 4096
 DEMO_SAMPLES = 24
 
 
@@ -126,29 +128,15 @@ def test_inspect_starting_the_engine_itself(hf_model, tmp_path):
     venv_bin = str(Path(sys.executable).parent)
     env = {k: v for k, v in os.environ.items() if k not in ("VLLM_BASE_URL", "VLLM_API_KEY")}
     env.update(PATH=f"{venv_bin}{os.pathsep}{env['PATH']}", VLLM_CPU_KVCACHE_SPACE="1")
-    command = [
-        sys.executable,
-        "-m",
-        "inspect_ai",
-        "eval",
-        "narrative_infill/l2",
-        "--model",
-        f"vllm/{hf_model}",
-        "-T",
-        "data=demo",
-        "--limit",
-        "4",
-        "-M",
-        "host=127.0.0.1",
-        "-M",
-        "max_model_len=2048",
-        "--max-retries",
-        "2",
-        "--log-dir",
-        str(logs),
-        "--display",
-        "plain",
-    ]
-    subprocess.run(command, env=env, timeout=1500, capture_output=True, check=False)
+    # The design card's command with the local folder (a path without spaces: the cache's name).
+    command = f"eval narrative_infill/l2 --model vllm/{hf_model} -T data=demo --limit 4 -M host=127.0.0.1"
+    command += f" -M max_model_len={SERVED_CONTEXT} --max-retries 2 --log-dir {logs} --display plain"
+    subprocess.run(
+        [sys.executable, "-m", "inspect_ai", *command.split()],
+        env=env,
+        timeout=1500,
+        capture_output=True,
+        check=False,
+    )
     [info] = list_eval_logs(str(logs))
     assert_complete(read_eval_log(info), 4)

@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 
+from . import smoke
 from .server import DEFAULT_MODEL_NAME, LocalServerError
 from .vllm_engine import VllmServer
 
@@ -26,8 +27,9 @@ def free_port() -> int:
 
 def smoke_generation(tokens: int = TOKENS) -> str:
     """How long the engine took to start and to generate ``tokens`` tokens, with their text."""
+    server = VllmServer(port=free_port())  # converts the packaged model first, where not done yet
     started = time.perf_counter()
-    with VllmServer(port=free_port()) as server:
+    with server:
         ready = time.perf_counter() - started
         body = {
             "model": DEFAULT_MODEL_NAME,
@@ -56,14 +58,5 @@ def smoke_generation(tokens: int = TOKENS) -> str:
     return f"ready in {ready:.0f} s; {generated} tokens in {seconds:.2f} s: {text!r}"
 
 
-def main() -> int:
-    try:
-        print(f"vLLM smoke generation: {smoke_generation()}", flush=True)
-    except LocalServerError as err:
-        print(f"vLLM smoke generation FAILED: {err}", file=sys.stderr)
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(smoke.main("vLLM", smoke_generation))
