@@ -13,6 +13,7 @@ median and spread are printed, and last ``ratio=<median>`` (target >= 0.9).
 stops it after; ``--server standin`` uses ``tests/standin_openai_server.py``, which answers at
 once, so A's samples/s there is the harness's own ceiling (what a fast GPU engine would meet).
 Usage: python benchmarks/vllm_overhead.py [--server vllm|standin] [--rounds 3] [--max-connections 8]
+[--epochs N] [--start-timeout S]
 """
 
 from __future__ import annotations
@@ -36,22 +37,24 @@ STANDIN = REPO / "tests" / "standin_openai_server.py"
 
 
 @contextlib.contextmanager
-def vllm_server():
+def vllm_server(start_timeout: float):
     from narrative_infill.local.vllm_engine import VllmServer
 
+    server = VllmServer(port=free_port(), startup_timeout=start_timeout)
     started = time.perf_counter()
-    with VllmServer(port=free_port()) as server:
+    with server:
         print(f"vLLM server ready in {time.perf_counter() - started:.0f} s at {server.base_url}", flush=True)
         yield server.base_url, server.api_key
 
 
 @contextlib.contextmanager
-def standin_server():
+def standin_server(start_timeout: float):
     port, key = free_port(), "standin-key"
     process = subprocess.Popen([sys.executable, str(STANDIN), "--port", str(port), "--api-key", key])
     try:
+        deadline = time.monotonic() + start_timeout
         while not port_open(port):
-            if process.poll() is not None:
+            if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("the stand-in server did not start")
             time.sleep(0.2)
         yield f"http://127.0.0.1:{port}/v1", key
@@ -156,6 +159,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=MIN_ROUNDS)
     parser.add_argument("--max-connections", type=int, default=8)
     parser.add_argument("--epochs", type=int, help="repeat the 24 samples (default: 1; stand-in: 10)")
+    parser.add_argument(
+        "--start-timeout", type=float, default=1800.0, help="seconds the engine may take to start"
+    )
     args = parser.parse_args()
     if args.rounds < MIN_ROUNDS:
         parser.error(f"--rounds must be at least {MIN_ROUNDS}")
@@ -164,7 +170,10 @@ def main() -> None:
         f"server {args.server}, max_connections {args.max_connections}, epochs {epochs}, "
         f"load {load_average()}"
     )
-    with (vllm_server if args.server == "vllm" else standin_server)() as (base_url, api_key):
+    with (vllm_server if args.server == "vllm" else standin_server)(args.start_timeout) as (
+        base_url,
+        api_key,
+    ):
         ratios = sorted(measure(base_url, api_key, args.rounds, args.max_connections, epochs))
     median = statistics.median(ratios)
     print(f"median ratio {median:.3f} (spread {ratios[0]:.3f}-{ratios[-1]:.3f} over {len(ratios)} rounds)")
