@@ -1,9 +1,11 @@
 """Inspect registry entry point: importing this registers the tasks, solvers, scorers, the replay model,
-the null baselines' provider (``baseline/<rule>``) and the hook that gives the llama-cpp-python provider
-the local server's key. It imports only those (tasks,
-solvers, scorers, providers), never analysis code: Inspect imports it whenever it resolves a name."""
+the null baselines' provider (``baseline/<rule>``), the hook that gives the llama-cpp-python provider the
+local server's key and the one that records how each task ended for the package's commands. It imports
+only those (tasks, solvers, scorers, providers, hooks), never analysis code: Inspect imports it whenever
+it resolves a name."""
 
 from .local.provider_key import LocalServerKey  # noqa: F401
+from .local.run_status import RunStatus  # noqa: F401
 from .scorers.judge.scorer import judge  # noqa: F401
 from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401

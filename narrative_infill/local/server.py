@@ -154,19 +154,12 @@ class LocalModelServer:
         text = Path(self._log.name).read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def start(self) -> LocalModelServer:
+    def launch_command(self) -> list[str]:
+        """The server's command line: llama_cpp.server's options (another engine overrides it)."""
         if not self.model_path.is_file():
             raise LocalServerError(f"model file not found: {self.model_path}")
-        server = self.server_command()
-        if port_in_use(self.port):
-            raise LocalServerError(
-                f"port {self.port} on {HOST} is already in use; choose another with --port"
-            )
-        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (open while the server runs; stop() closes it)
-            "w+", prefix="narrative-infill-server-", suffix=".log", delete=False
-        )
-        command = [
-            *server,
+        return [
+            *self.server_command(),
             "--model",
             str(self.model_path),
             "--model_alias",
@@ -180,6 +173,16 @@ class LocalModelServer:
             "--n_threads",
             str(self.n_threads),
         ]
+
+    def start(self) -> LocalModelServer:
+        command = self.launch_command()
+        if port_in_use(self.port):
+            raise LocalServerError(
+                f"port {self.port} on {HOST} is already in use; choose another with --port"
+            )
+        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (open while the server runs; stop() closes it)
+            "w+", prefix="narrative-infill-server-", suffix=".log", delete=False
+        )
         # CONFIG_FILE would make llama_cpp.server replace these settings, the API key included.
         env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
         self._process = subprocess.Popen(

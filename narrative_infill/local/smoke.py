@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 
 from .server import LocalServerError, default_gguf, describe_exit
 
@@ -49,11 +50,12 @@ def smoke_generation(tokens: int = TOKENS, timeout: float = 300.0) -> str:
     return report
 
 
-def main() -> int:
+def main(engine: str = "llama.cpp", generation: Callable[[], str] = smoke_generation) -> int:
+    """Report ``generation()`` for ``engine``: 0, or 1 with the reason it failed on stderr."""
     try:
-        print(f"llama.cpp smoke generation: {smoke_generation()}")
+        print(f"{engine} smoke generation: {generation()}", flush=True)
     except LocalServerError as err:
-        print(f"llama.cpp smoke generation FAILED: {err}", file=sys.stderr)
+        print(f"{engine} smoke generation FAILED: {err}", file=sys.stderr)
         return 1
     return 0
 

