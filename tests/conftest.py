@@ -43,6 +43,19 @@ def benchmark_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory):
+    """The same for session-scoped fixtures (logs built once for many tests), which run before any
+    test's own fixtures: without it they read and wrote the user's Inspect model cache, where
+    another run's mock grader replies to the same prompt came back (a test then passed or failed
+    by what had run before on the machine)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        patch.setenv("HF_DATASETS_OFFLINE", "1")
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _offline_logs(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
