@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
-from pathlib import Path
 
 import pytest
 from helpers import BENCHMARK_CSV, require_shared
@@ -16,12 +14,6 @@ from helpers import BENCHMARK_CSV, require_shared
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared: reads ../shared; skips when it is absent (fails in CI)")
-    # Module- and session-scoped fixtures run before the per-test directories below are set: give
-    # them a model cache and log folder of this run's own, so that a reply Inspect cached in an
-    # earlier run (~/.cache/inspect_ai) never stands in for a test's grader.
-    run_folder = Path(tempfile.mkdtemp(prefix="narrative-infill-tests-"))
-    os.environ["INSPECT_CACHE_DIR"] = str(run_folder / "model-cache")
-    os.environ["INSPECT_LOG_DIR"] = str(run_folder / "logs")
 
 
 def pytest_runtest_logreport(report):

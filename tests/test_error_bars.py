@@ -33,17 +33,8 @@ REPLY = (
 
 
 @pytest.fixture(scope="module")
-def judged_demo_log(tmp_path_factory):
-    """The demo set (24 instances of 8 narratives) judged by a mock grader whose fluency varies.
-    Its own model cache: a module fixture runs before the per-test one, and a reply cached by another
-    run for the same prompt would replace this grader's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
-        patch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("logs")))
-        return _judged_demo_log()
-
-
-def _judged_demo_log():
+def judged_demo_log():
+    """The demo set (24 instances of 8 narratives) judged by a mock grader whose fluency varies."""
     fluency = itertools.cycle([1, 5, 2, 4, 3, 5, 1])
 
     def reply(messages, tools, tool_choice, config):
