@@ -41,7 +41,9 @@ def commands(text: str) -> list[tuple[str, list[str]]]:
     for line in code_lines(text):
         for match in COMMAND.finditer(line):
             words = re.split(r"\s+", match.group(2).split(" #")[0].split("|")[0].split("&&")[0].strip())
-            found.append((match.group(1), [w.rstrip(")\"'") for w in words if w.rstrip(")\"'")]))
+            cut = next((i + 1 for i, w in enumerate(words) if w.endswith(")") or w.endswith(')"')), len(words))
+            words = [w.rstrip(")\"'") for w in words[:cut]]  # a $(...) substitution ends the command
+            found.append((match.group(1), [w for w in words if w]))
     return found
 
 
@@ -118,8 +120,9 @@ def path_problems(text: str) -> list[str]:
     ``narrative_infill/l2`` or ``narrative_infill/metrics`` are names, not paths)."""
     registered = {*_task_parameters(), "metrics", "judge", "breakdowns"}
     missing = []
-    for path in PATH.findall(text):
-        if "<" in path or "*" in path or path.startswith("tests/fixtures/"):
+    for match in PATH.finditer(text):
+        path = match.group(1)
+        if text[match.end() : match.end() + 1] == "<" or "*" in path or path.startswith("tests/fixtures/"):
             continue
         if path.removeprefix("narrative_infill/") in registered:
             continue
