@@ -126,3 +126,12 @@ def test_offsets_point_at_each_scores_digit():
     judgement = parse_judgement(f"Verdict: {VALID}")
     text = f"Verdict: {VALID}"
     assert all(text[offset] == str(judgement.scores[d]) for d, offset in judgement.offsets.items())
+
+
+def test_one_object_repeating_a_key_verbatim_is_ambiguous():
+    """Failed before: json kept the last "Fluency" (1) while the offset, for the probability
+    weighting, pointed at the first one's digit (5): one reply, two readings."""
+    with pytest.raises(JudgementError, match="twice"):
+        parse_judgement(VALID.replace('"Fluency": 4', '"Fluency": 5, "Fluency": 1'))
+    with pytest.raises(JudgementError, match="twice"):
+        parse_judgement("Verdict: " + VALID.replace('"Fluency": 4', '"Fluency": 5, "Fluency": 1'))
