@@ -124,6 +124,19 @@ def test_an_integer_that_does_not_fit_is_refused_not_a_traceback(tmp_path):
     assert "does not fit: an integer field holds at most 9,007,199,254,740,991" in message
 
 
+@pytest.mark.parametrize(
+    "value", ["9" * 5000, "[" * 100_000 + "]" * 100_000], ids=["5000-digit integer", "100,000 levels deep"]
+)
+def test_a_json_value_python_cannot_read_is_refused_not_a_traceback(tmp_path, value):
+    """Failed before: json's ValueError (over 4,300 digits) or RecursionError ended the command."""
+    row = json.dumps({**ROW, "n": 2})[:-1] + f', "extra": {value}}}\n'
+    generations, data = tmp_path / "g.jsonl", tmp_path / "data.jsonl"
+    generations.write_text(row, encoding="utf-8")
+    data.write_text(json.dumps(RECORD)[:-1] + f', "extra": {value}}}\n', encoding="utf-8")
+    assert f"{generations}, row 1: unreadable JSON" in refused(read_generations, [str(generations)])
+    assert f"{data}, row 1: unreadable JSON" in refused(load_benchmark, str(data))
+
+
 def test_a_lone_surrogate_is_refused_where_the_file_is_read(tmp_path):
     """It was stored as the six characters \\ud800."""
     generations = tmp_path / "g.jsonl"
