@@ -73,7 +73,33 @@ def test_an_imported_row_out_of_the_benchmarks_shape_is_refused(tmp_path, change
     assert f"{source}, row 2: {expected}" in refused(read_generations, [source])
 
 
-@pytest.mark.parametrize("ids", [(NFC, NFD), ("abc", "ABC")], ids=["NFC/NFD", "case"])
+@pytest.mark.parametrize("names", [("m1", "m1\u200b"), (NFC, NFD)], ids=["zero-width", "NFC/NFD"])
+def test_model_names_that_render_alike_are_refused(tmp_path, names):
+    """Failed before: each pair became two models whose names print alike."""
+    source = jsonl(
+        tmp_path / "g.jsonl", [{**ROW, "id": 1, "model": names[0]}, {**ROW, "id": 2, "model": names[1]}]
+    )
+    assert f"{source}, row 2: field 'model': {names[1]!r} differs from {names[0]!r}" in refused(
+        read_generations, [source]
+    )
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [{"response": ROW["response"] + "\n"}, {"problem": ROW["problem"].replace(" It", "  It")}],
+    ids=["trailing newline", "double space"],
+)
+def test_id_less_generations_differing_only_in_whitespace_are_refused(tmp_path, copy):
+    """Failed before: a copy with a trailing newline (or a doubled space) counted twice."""
+    first, second = jsonl(tmp_path / "a.jsonl", [ROW]), jsonl(tmp_path / "b.jsonl", [{**ROW, **copy}])
+    assert f"{second}, row 1: the same generation as {first}, row 1" in refused(
+        read_generations, [first, second]
+    )
+
+
+@pytest.mark.parametrize(
+    "ids", [(NFC, NFD), ("abc", "ABC"), ("abc", "a\u200bbc")], ids=["NFC/NFD", "case", "zero-width"]
+)
 def test_imported_ids_equal_once_folded_are_refused(tmp_path, ids):
     source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": ids[0]}, {**ROW, "id": ids[1]}])
     message = refused(read_generations, [source])
