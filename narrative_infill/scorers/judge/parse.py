@@ -172,7 +172,8 @@ def _as_score(value: object) -> int | None:
 
 
 def _squeezed(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` without whitespace: a verdict re-indented (or put on one line) is the same verdict."""
+    return "".join(text.split())
 
 
 def _quoted(verdict: _Verdict, text: str, candidate: str) -> bool:
