@@ -73,7 +73,33 @@ def test_an_imported_row_out_of_the_benchmarks_shape_is_refused(tmp_path, change
     assert f"{source}, row 2: {expected}" in refused(read_generations, [source])
 
 
-@pytest.mark.parametrize("ids", [(NFC, NFD), ("abc", "ABC")], ids=["NFC/NFD", "case"])
+@pytest.mark.parametrize("names", [("m1", "m1\u200b"), (NFC, NFD)], ids=["zero-width", "NFC/NFD"])
+def test_model_names_that_render_alike_are_refused(tmp_path, names):
+    """Failed before: each pair became two models whose names print alike."""
+    source = jsonl(
+        tmp_path / "g.jsonl", [{**ROW, "id": 1, "model": names[0]}, {**ROW, "id": 2, "model": names[1]}]
+    )
+    assert f"{source}, row 2: field 'model': {names[1]!r} differs from {names[0]!r}" in refused(
+        read_generations, [source]
+    )
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [{"response": ROW["response"] + "\n"}, {"problem": ROW["problem"].replace(" It", "  It")}],
+    ids=["trailing newline", "double space"],
+)
+def test_id_less_generations_differing_only_in_whitespace_are_refused(tmp_path, copy):
+    """Failed before: a copy with a trailing newline (or a doubled space) counted twice."""
+    first, second = jsonl(tmp_path / "a.jsonl", [ROW]), jsonl(tmp_path / "b.jsonl", [{**ROW, **copy}])
+    assert f"{second}, row 1: the same generation as {first}, row 1" in refused(
+        read_generations, [first, second]
+    )
+
+
+@pytest.mark.parametrize(
+    "ids", [(NFC, NFD), ("abc", "ABC"), ("abc", "a\u200bbc")], ids=["NFC/NFD", "case", "zero-width"]
+)
 def test_imported_ids_equal_once_folded_are_refused(tmp_path, ids):
     source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": ids[0]}, {**ROW, "id": ids[1]}])
     message = refused(read_generations, [source])
@@ -122,6 +148,19 @@ def test_an_integer_that_does_not_fit_is_refused_not_a_traceback(tmp_path):
     message = refused(load_benchmark, data)
     assert f"{data}, row 1" in message and "field 'unit_idx': " + "1" * 40 + "... (401 characters)" in message
     assert "does not fit: an integer field holds at most 9,007,199,254,740,991" in message
+
+
+@pytest.mark.parametrize(
+    "value", ["9" * 5000, "[" * 100_000 + "]" * 100_000], ids=["5000-digit integer", "100,000 levels deep"]
+)
+def test_a_json_value_python_cannot_read_is_refused_not_a_traceback(tmp_path, value):
+    """Failed before: json's ValueError (over 4,300 digits) or RecursionError ended the command."""
+    row = json.dumps({**ROW, "n": 2})[:-1] + f', "extra": {value}}}\n'
+    generations, data = tmp_path / "g.jsonl", tmp_path / "data.jsonl"
+    generations.write_text(row, encoding="utf-8")
+    data.write_text(json.dumps(RECORD)[:-1] + f', "extra": {value}}}\n', encoding="utf-8")
+    assert f"{generations}, row 1: unreadable JSON" in refused(read_generations, [str(generations)])
+    assert f"{data}, row 1: unreadable JSON" in refused(load_benchmark, str(data))
 
 
 def test_a_lone_surrogate_is_refused_where_the_file_is_read(tmp_path):

@@ -47,8 +47,30 @@ def test_an_answer_of_invisible_characters_only_is_no_answer(invisible, rule):
     assert answer.steps[-1] == "invisible_characters_only"
 
 
+@pytest.mark.parametrize(
+    "blank",
+    ["\u0301\u0301", "\ufe0f", "\u034f", "\u3164", "\u115f\u1160", "\uffa0", "\u2800\u2800", "\u200b\u0301"],
+    ids=[
+        "combining-marks",
+        "variation-selector",
+        "grapheme-joiner",
+        "hangul-filler",
+        "choseong-jungseong",
+        "halfwidth-filler",
+        "braille-blank",
+        "zero-width-and-mark",
+    ],
+)
+def test_an_answer_of_marks_or_blank_letters_only_is_no_answer(blank):
+    """Failed before: combining marks, variation selectors and the blank "letters" (Hangul fillers,
+    the blank Braille pattern) show nothing, yet each was a tagged answer."""
+    assert is_invisible(blank)
+    answer = read_answer("ours", f"<ANSWER>{blank}</ANSWER>", PROBLEM)
+    assert answer.text == "" and answer.steps[-1] == "invisible_characters_only"
+
+
 def test_visible_text_with_invisible_characters_stays_an_answer():
-    assert not is_invisible("a\u200b") and not is_invisible("\u0301é")
+    assert not is_invisible("a\u200b") and not is_invisible("\u0301é") and not is_invisible("e\u0301")
     assert read_answer("ours", "<ANSWER>She\u00adwent home.</ANSWER>", PROBLEM).text == "She\u00adwent home."
 
 

@@ -162,3 +162,26 @@ def test_a_signal_reaches_the_whole_group_as_sigint(number, tmp_path):
     assert Path(f"{mark}.int").exists()  # it was interrupted (and could write its log), not killed
     assert not mark.exists()
     assert ended.asked == number and ended.signals.startswith("SIGINT")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a script with job control on (set -m) runs each background job in a group of its own
+        'set -m; "$0" -c "$1" "$2" & wait',
+        # a tool that moves itself into a group of its own (os.setpgid), still in the session
+        '"$0" -c "import os; os.setpgid(0, 0); exec(\\"$1\\")" "$2"; true',
+    ],
+    ids=["set -m", "setpgid"],
+)
+def test_a_grandchild_in_a_process_group_of_its_own_is_stopped(script, tmp_path):
+    """Failed before: only the command's process group was signalled, so a grandchild that left it
+    (job control, setpgid) but stayed in the command's session ran on after the server died."""
+    mark = tmp_path / "mark"
+    grandchild = (
+        "import os, sys, time; open(sys.argv[1] + '.pid', 'w').write(str(os.getpid())); time.sleep(600)"
+    )
+    pid_file = Path(f"{mark}.pid")
+    command = ["bash", "-c", script, sys.executable, grandchild, str(mark)]
+    child.run_forwarding_signals(command, dict(os.environ), stop_when=pid_file.exists)
+    assert_stopped(int(pid_file.read_text()), what="the grandchild in a group of its own")

@@ -6,13 +6,15 @@ integer field is not a whole number or does not fit (``MAX_INTEGER``), ``n`` is 
 problem lacks exactly one blank; across rows, when its id repeats another's of the same model and
 task (compared after Unicode normalisation and case folding: ``Café`` in NFC and NFD, ``abc`` and
 ``ABC``), when it repeats another id-less row's generation (same model, task, problem and
-response: the copy would count twice), or when its model name differs from another's only in
-whitespace (``"m1 "`` and ``"m1"`` would become two models). The file readers refuse a column
+response up to whitespace and Unicode normalisation: the copy would count twice), or when its
+model name differs from another's only in whitespace, format characters or Unicode
+normalisation (``"m1 "`` and ``"m1"`` would become two models). The file readers refuse a column
 or field given twice and a lone surrogate (:mod:`..data.jsonl`).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,12 +161,14 @@ class _AcrossRows:
 
     def _model(self, item: ImportedRow, where: str) -> str | None:
         model = str(item.record["model"])
-        first_where, first = self.models.setdefault("".join(model.split()), (where, model))
+        printed = "".join(char for char in model if unicodedata.category(char) != "Cf")
+        key = unicodedata.normalize("NFKC", "".join(printed.split()))
+        first_where, first = self.models.setdefault(key, (where, model))
         if first == model:
             return None
         return (
-            f"field 'model': {model!r} differs from {first!r} ({first_where}) only in whitespace; "
-            "write each model's name the same way in every row"
+            f"field 'model': {model!r} differs from {first!r} ({first_where}) only in whitespace, "
+            "invisible characters or Unicode normalisation; write each model's name the same way in every row"
         )
 
     def _id(self, item: ImportedRow, where: str) -> str | None:
@@ -181,7 +185,14 @@ class _AcrossRows:
         record, model = item.record, str(item.record["model"])
         if has_id(record):
             return None
-        generation = (model, item.task, item.variant, str(record["problem"]), text_field(record["response"]))
+        texts = (str(record["problem"]), text_field(record["response"]) or "")
+        # a copy that differs only in whitespace or Unicode normalisation is still a copy
+        generation = (
+            model,
+            item.task,
+            item.variant,
+            *(" ".join(unicodedata.normalize("NFC", t).split()) for t in texts),
+        )
         first = self.generations.setdefault(generation, where)
         if first == where:
             return None

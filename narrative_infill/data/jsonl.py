@@ -104,11 +104,16 @@ def lone_surrogate(value: Any, name: str = "") -> str | None:
 
 def parse_json(text: str, where: str, error: type[Exception]) -> Any:
     """``text`` parsed as JSON, refusing (``error``, naming ``where`` and the field) a field given
-    twice in one object or a lone surrogate anywhere; a ``json.JSONDecodeError`` passes through."""
+    twice in one object, a value Python cannot read (an integer of over 4,300 digits, nesting too
+    deep) or a lone surrogate anywhere; a ``json.JSONDecodeError`` passes through."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_fields)
     except _RepeatedField as err:
         raise error(f"{where}: field {err.args[0]!r} is given twice; give each field once") from None
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as err:  # an integer of over 4,300 digits; nesting too deep
+        raise error(f"{where}: unreadable JSON: {str(err)[:80]}") from None
     if field := lone_surrogate(value):
         raise error(
             f"{where}: field {field!r} holds a lone surrogate (an escape such as \\ud800 that names no "

@@ -195,9 +195,11 @@ def blank_problem(problem: str) -> str | None:
 
 
 def id_key(identifier: str) -> str:
-    """What two ids must not share: ``Café`` in NFC and in NFD, or ``abc`` and ``ABC``, render alike
-    (and some tools fold them), so ids are compared after Unicode normalisation and case folding."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", identifier).casefold())
+    """What two ids must not share: ``Café`` in NFC and in NFD, ``abc`` and ``ABC``, or ``abc`` and
+    ``a\u200bbc`` render alike (and some tools fold them), so ids are compared after Unicode
+    normalisation and case folding, without format characters (zero-width, BOM, soft hyphen)."""
+    visible = "".join(char for char in identifier if unicodedata.category(char) != "Cf")
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
 
 
 def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:

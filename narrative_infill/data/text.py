@@ -74,10 +74,18 @@ def valid_unicode(text: str) -> tuple[str, int]:
 
 #: Unicode categories of characters that show nothing on their own: control (Cc: NUL, ...),
 #: format (Cf: zero-width space, soft hyphen, BOM, ...), private use (Co), surrogate (Cs),
-#: unassigned (Cn) and separators (Z*: spaces, line and paragraph separators).
-INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zs", "Zl", "Zp"})
+#: unassigned (Cn), separators (Z*: spaces, line and paragraph separators) and marks (Mn, Me:
+#: combining accents, variation selectors, the grapheme joiner), which decorate a base character
+#: and are no answer without one.
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+#: Characters of visible categories that are drawn blank: the Hangul fillers (Lo) and the
+#: blank Braille pattern (So).
+BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def is_invisible(text: str) -> bool:
-    """Whether ``text`` shows nothing: empty, or only characters of ``INVISIBLE_CATEGORIES``."""
-    return all(unicodedata.category(char) in INVISIBLE_CATEGORIES for char in text)
+    """Whether ``text`` shows nothing: empty, or only characters of ``INVISIBLE_CATEGORIES`` and
+    ``BLANK_CHARACTERS``."""
+    return all(
+        char in BLANK_CHARACTERS or unicodedata.category(char) in INVISIBLE_CATEGORIES for char in text
+    )

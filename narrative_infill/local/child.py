@@ -4,7 +4,8 @@ finish its log, and so that nothing it started outlives it: the command runs in 
 group as SIGINT, on which Inspect cancels cleanly and writes its log; what has not ended
 ``STOP_GRACE_S`` later gets SIGTERM, then SIGKILL ``KILL_GRACE_S`` after that. A shell script's
 grandchildren are stopped with it (a shell defers a signal sent to it alone until its foreground
-child ends)."""
+child ends), and so is a process that left the group for one of its own but not the session (a
+script's job control, ``setpgid``); one that starts a session of its own (``setsid``) is not."""
 
 from __future__ import annotations
 
@@ -58,24 +59,36 @@ class Ended:
     signals: str
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` is still running (zombies, ended but not yet reaped,
-    do not count: they run nothing)."""
+def _session_members(pgid: int) -> list[int] | None:
+    """The running processes of the command's session (its leader's pid is both the session's and
+    the group's id): its group, and any process that left the group for one of its own (a script's
+    job control, ``setpgid``) but not the session. Zombies, ended but not yet reaped, do not count:
+    they run nothing. None where there is no /proc (not Linux)."""
     proc = Path("/proc")
-    if not proc.is_dir():  # not Linux: any process of the group, zombies included
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+    if not proc.is_dir():
+        return None
+    members = []
     for stat in proc.glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()  # after "(command name)"
         except (OSError, IndexError):
             continue  # ended while we looked
-        if fields[2] == str(pgid) and fields[0] != "Z":  # state, parent, process group
-            return True
-    return False
+        # state, parent, process group, session
+        if str(pgid) in (fields[2], fields[3]) and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of the command's session is still running (``_session_members``)."""
+    members = _session_members(pgid)
+    if members is None:  # not Linux: any process of the group, zombies included
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return bool(members)
 
 
 class _ProcessGroup:
@@ -91,6 +104,9 @@ class _ProcessGroup:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pgid, number)
+        for pid in _session_members(self.pgid) or ():  # those that left the group, not the session
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, number)
         self.sent.append(signal.Signals(number).name)
 
     def interrupt(self) -> None:

@@ -76,10 +76,28 @@ def _canonical(key: str) -> str | None:
     return _ALIASES.get(re.sub(r"[^a-z]", "", key[:80].lower()))
 
 
+class _RepeatedKey(JudgementError):
+    """Raised from inside json's decoder (a ValueError), told apart from bad JSON by its type."""
+
+
+def _unique_scores(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's pairs as a dict, refusing a dimension (or "score") given twice: json keeps
+    the last value while ``_offset_of`` finds the first, so one reply would have two readings."""
+    seen = set()
+    for key, _ in pairs:
+        name = "score" if key == "score" else _canonical(key)
+        if name and name in seen:
+            raise _RepeatedKey(f"one object gives {name} twice")
+        seen.add(name)
+    return dict(pairs)
+
+
 def _decoded(text: str) -> dict | None:
     """``text`` as a JSON object, or None (bad JSON, an integer too long to convert, too deep)."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_scores)
+    except _RepeatedKey:
+        raise
     except (ValueError, RecursionError):  # ValueError covers JSONDecodeError and the 4,300-digit limit
         return None
     return value if isinstance(value, dict) else None
@@ -154,7 +172,8 @@ def _as_score(value: object) -> int | None:
 
 
 def _squeezed(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` without whitespace: a verdict re-indented (or put on one line) is the same verdict."""
+    return "".join(text.split())
 
 
 def _quoted(verdict: _Verdict, text: str, candidate: str) -> bool:

@@ -7,9 +7,9 @@
 * ``paper`` (default): the same prompt with the automatic penalties actually included, the
   paper's definitions of the five dimensions (§3.4), the blank written as it appears in
   the story, an empty candidate shown as explicitly empty, and the candidate as data: sent
-  between ``<candidate_infill>`` markers it cannot close (any ``<`` of it that could start a
-  marker is escaped as ``&lt;``), under a heading telling the judge that whatever is inside is
-  text to grade, never instructions.
+  between ``<candidate_infill>`` markers it cannot close (every ``<`` of it, and its
+  full-width and small forms, is escaped as ``&lt;``), under a heading telling the judge that
+  whatever is inside is text to grade, never instructions.
 
 The ``authors`` variant pastes the candidate raw between ``CANDIDATE INFILL:`` and
 ``INSTRUCTIONS:``, as their code did: a candidate can write instructions to the judge there
@@ -32,9 +32,10 @@ VARIANTS = ("paper", "authors")
 _AUTHORS_KEY = "narrative_infilling_evaluation_v4"
 _AUTHORS_BLANK = '"____"'
 _AUTHORS_CANDIDATE = "CANDIDATE INFILL:\n{candidate_infill}\n"
-#: A "<" that could open or close the candidate block: followed, within a few characters other than
-#: brackets, by "candidate" (any case, any spacing or invisible character in between).
-_MARKER_START = re.compile(r"<(?=[^<>]{0,32}?candidate)", re.IGNORECASE)
+#: A "<" that could open or close the candidate block: every "<" and its full-width and small forms,
+#: whatever follows. Escaping only a "<" followed by "candidate" let "</cand\u200bidate_infill>", a
+#: Cyrillic "е" for the "e" or "＜/candidate_infill＞" through: each reads as the marker to a model.
+_MARKER_START = re.compile("[<\uff1c\ufe64]")
 
 
 class JudgePromptError(NarrativeInfillError, RuntimeError):
