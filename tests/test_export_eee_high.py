@@ -48,7 +48,7 @@ def _shares(out):
 def test_high_share_is_above_4_by_default(log, tmp_path):
     export_eee([log.location], tmp_path / "out", "t")
     shares = _shares(tmp_path / "out")
-    assert set(shares) == {"l2/judge/qavg/high_share", "l2/judge/qavg/low_share", "l2/metrics/context_copy/copied_share"}
+    assert set(shares) == {"l2/judge/qavg/high_share", "l2/judge/qavg/low_share"}
     high = shares["l2/judge/qavg/high_share"]
     assert high["score_details"]["score"] == pytest.approx(1 / 3)
     assert high["score_details"]["uncertainty"]["num_samples"] == 3  # the failed judgement is not counted
@@ -63,7 +63,7 @@ def test_high_inclusive_counts_4_and_says_so(log, tmp_path):
     assert main(["export", "eee", log.location, "-o", str(tmp_path / "out"), "--organization", "t",
                  "--high-inclusive"]) == 0  # fmt: skip
     shares = _shares(tmp_path / "out")
-    assert set(shares) == {"l2/judge/qavg/high_share_inclusive", "l2/judge/qavg/low_share", "l2/metrics/context_copy/copied_share"}
+    assert set(shares) == {"l2/judge/qavg/high_share_inclusive", "l2/judge/qavg/low_share"}
     high = shares["l2/judge/qavg/high_share_inclusive"]
     assert high["score_details"]["score"] == 1.0
     assert high["score_details"]["uncertainty"]["num_samples"] == 3

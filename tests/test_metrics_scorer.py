@@ -4,16 +4,16 @@ import subprocess
 import sys
 
 import pytest
+from helpers import mock_model
 from inspect_ai import eval, score
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 import narrative_infill.scorers.metrics.pairs as metrics_module
 from narrative_infill.extraction import extract_answer
-from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 from narrative_infill.scorers.metrics import metrics
+from narrative_infill.scorers.metrics.copying import context_copy
+from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 from narrative_infill.tasks import infill_task
-
-from helpers import mock_model
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
@@ -58,7 +58,8 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         "ci_upper",
         "narrative_infill/breakdowns_n=1",
     }
-    assert metric_names == {key: {"mean", "stderr"} for key in KEYS - {"atavg"}}  # stderr by narrative
+    assert metric_names.pop("context_copy") == {"mean", "narrative_infill/copied_share"}
+    assert metric_names == {key: {"mean", "stderr"} for key in KEYS - {"atavg", "context_copy"}}  # by narrative
     assert log.results.scores[0].name == "atavg"  # the headline leads the summary and the viewer
     backbones = resolve_backbones("auto")
     for sample in log.samples:
@@ -72,7 +73,10 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
             assert result.value["atavg"] == 0.0 and result.metadata["zero_reasons"]["semf1"] == "empty answer"
         else:
             [direct] = score_pairs([expected], [sample.target], backbones)
-            assert result.value == pytest.approx({**direct.values, "truncated": 0.0}, abs=1e-6)
+            copied = context_copy(expected, sample.input)
+            assert result.value == pytest.approx(
+                {**direct.values, "truncated": 0.0, "context_copy": copied}, abs=1e-6
+            )
         assert list(result.value)[0] == "atavg" and result.metadata["truncated"] is False
 
 
