@@ -26,7 +26,7 @@ GRADES = {"fishing": (5, 5, 5, 5, 4), "swam": (3, 3, 4, 3, 3), "Nothing": (1, 2,
 
 
 def grade(messages, tools, tool_choice, config):
-    candidate = messages[-1].text.split("CANDIDATE INFILL:")[1]
+    candidate = messages[-1].text.split("<candidate_infill>")[-1].split("</candidate_infill>")[0]
     scores = next(values for word, values in GRADES.items() if word in candidate)
     keys = (
         "Fluency",
