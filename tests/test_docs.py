@@ -32,7 +32,8 @@ def code_lines(text: str) -> list[str]:
     text = re.sub(r"\\\n\s*", " ", text)
     blocks = re.findall(r"```[^\n]*\n(.*?)```", text, flags=re.S)
     spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
-    return [line for block in blocks for line in block.splitlines()] + spans
+    lines = [line for block in blocks for line in block.splitlines() if not line.lstrip().startswith("#")]
+    return lines + spans
 
 
 def commands(text: str) -> list[tuple[str, list[str]]]:
@@ -118,7 +119,7 @@ def inspect_problems(text: str) -> list[str]:
 def path_problems(text: str) -> list[str]:
     """Repository paths named in the text that do not exist (registry names such as
     ``narrative_infill/l2`` or ``narrative_infill/metrics`` are names, not paths)."""
-    registered = {*_task_parameters(), "metrics", "judge", "breakdowns"}
+    registered = {*_task_parameters(), "metrics", "judge", "breakdowns", "copied_share"}
     missing = []
     for match in PATH.finditer(text):
         path = match.group(1)
