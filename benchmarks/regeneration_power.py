@@ -43,6 +43,7 @@ def forge_gold(source: Path, target: Path) -> None:
     themselves in everything a file check can see."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
+    from narrative_infill.scorers.metrics.copying import context_copy
     from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 
     shutil.copytree(source, target)
@@ -60,7 +61,8 @@ def forge_gold(source: Path, target: Path) -> None:
                 sample.messages[-1].content = reply
             for score in sample.scores.values():
                 score.answer = gold
-            sample.scores["metrics"].value.update(fresh.values, truncated=0.0)
+            copied = context_copy(gold, str(sample.input))
+            sample.scores["metrics"].value.update(fresh.values, truncated=0.0, context_copy=copied)
         write_eval_log(log, str(path))
 
 
