@@ -48,6 +48,16 @@ def _session_cache(tmp_path_factory):
         yield
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _module_cache(tmp_path_factory):
+    """A model cache per test module for its module-scoped fixtures: two modules' fixtures that ask
+    a mock grader named alike about the same story and answer (test_error_bars' varying grader and
+    test_submission's constant one) would otherwise read each other's cached replies."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("module-model-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _offline_logs(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
