@@ -131,6 +131,7 @@ def test_a_prompt_that_fills_the_served_context_is_not_sent(standin_vllm, tmp_pa
     assert not requests.exists()  # nothing reached the server's chat endpoint
 
 
+@pytest.mark.heavy  # serve starts the packaged local model (the [local] extra)
 def test_serve_exits_non_zero_with_the_logs_error_where_inspect_exits_0(tmp_path):
     """`inspect eval` exits 0 when its task ends in error; `serve -- inspect eval ...` must not."""
     refusing = f"{sys.executable} {STANDIN} --chat-status 400"

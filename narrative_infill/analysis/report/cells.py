@@ -123,10 +123,12 @@ def sample_narratives(frame: Any) -> Any:
 
     fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
     ids = frame.get("id", frame.index)
+    # A frame of no columns gives no records in some pandas releases (the 3.10 matrix's): one empty row each.
+    rows = frame[list(fields)].to_dict("records") if fields else [{}] * len(frame)
     return pd.Series(
         [
             narrative_of({f: row[c] for c, f in fields.items()}, sample_id)
-            for sample_id, row in zip(ids, frame[list(fields)].to_dict("records"))
+            for sample_id, row in zip(ids, rows)
         ],
         index=frame.index,
         dtype=object,
