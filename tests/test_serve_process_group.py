@@ -185,3 +185,29 @@ def test_a_grandchild_in_a_process_group_of_its_own_is_stopped(script, tmp_path)
     command = ["bash", "-c", script, sys.executable, grandchild, str(mark)]
     child.run_forwarding_signals(command, dict(os.environ), stop_when=pid_file.exists)
     assert_stopped(int(pid_file.read_text()), what="the grandchild in a group of its own")
+
+
+#: A command that counts the SIGINTs it gets, then ends as Inspect does after one Ctrl-C.
+COUNTING = """
+import os, signal, sys, time
+mark = sys.argv[1]
+def count(signum, frame):
+    open(mark + ".ints", "a").write("SIGINT\\n")
+signal.signal(signal.SIGINT, count)
+open(mark + ".pid", "w").write(str(os.getpid()))
+deadline = time.monotonic() + 60
+while not os.path.exists(mark + ".ints") and time.monotonic() < deadline:
+    time.sleep(0.05)
+time.sleep(1)  # a second SIGINT would come within this
+sys.exit(130)
+"""
+
+
+def test_the_command_gets_one_sigint_not_one_per_way_of_reaching_it(tmp_path):
+    """Failed before: the group was signalled, then each process of the session one by one, so the
+    command got two SIGINTs; a second Ctrl-C makes Inspect abandon its log unfinished ("started")."""
+    mark = tmp_path / "mark"
+    command = [sys.executable, "-c", COUNTING, str(mark)]
+    ended = child.run_forwarding_signals(command, dict(os.environ), stop_when=Path(f"{mark}.pid").exists)
+    assert Path(f"{mark}.ints").read_text() == "SIGINT\n"
+    assert ended == child.Ended(130, None, "SIGINT")

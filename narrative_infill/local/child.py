@@ -59,7 +59,13 @@ class Ended:
     signals: str
 
 
-def _session_members(pgid: int) -> list[int] | None:
+@dataclass(frozen=True)
+class _Member:
+    pid: int
+    in_group: bool  # False: it left the command's group for one of its own, not the session
+
+
+def _session_members(pgid: int) -> list[_Member] | None:
     """The running processes of the command's session (its leader's pid is both the session's and
     the group's id): its group, and any process that left the group for one of its own (a script's
     job control, ``setpgid``) but not the session. Zombies, ended but not yet reaped, do not count:
@@ -73,9 +79,9 @@ def _session_members(pgid: int) -> list[int] | None:
             fields = stat.read_text().rsplit(")", 1)[1].split()  # after "(command name)"
         except (OSError, IndexError):
             continue  # ended while we looked
-        # state, parent, process group, session
-        if str(pgid) in (fields[2], fields[3]) and fields[0] != "Z":
-            members.append(int(stat.parent.name))
+        state, group, session = fields[0], fields[2], fields[3]
+        if str(pgid) in (group, session) and state != "Z":
+            members.append(_Member(int(stat.parent.name), in_group=group == str(pgid)))
     return members
 
 
@@ -104,9 +110,12 @@ class _ProcessGroup:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pgid, number)
-        for pid in _session_members(self.pgid) or ():  # those that left the group, not the session
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, number)
+        # Those that left the group but not the session, once each: the group's own have had it
+        # (a second SIGINT is a second Ctrl-C, on which Inspect abandons its log unfinished).
+        for member in _session_members(self.pgid) or ():
+            if not member.in_group:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(member.pid, number)
         self.sent.append(signal.Signals(number).name)
 
     def interrupt(self) -> None:
