@@ -71,11 +71,11 @@ def test_without_objdump_the_disassembly_skips_and_in_ci_fails(tmp_path):
     """A CI machine without binutils must not pass the portability check by skipping it."""
 
     def run(**env: str) -> subprocess.CompletedProcess:
-        # Its skip is not a run of it: the tier check must not count it.
+        # Its own tier (addopts deselects it); its skip is not a run of it for the tier check.
         hidden = (NO_SKIP_VARIABLE, "NARRATIVE_INFILL_TEST_IDS")
         environment = {k: v for k, v in os.environ.items() if k not in hidden} | {"PATH": str(tmp_path)}
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-q", "-m", "subprocess",  # its tier
+            [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-q", "-m", "subprocess",
              f"{__file__}::test_installed_llama_cpp_libraries_need_nothing_beyond_x86_64_v3"],
             capture_output=True, text=True, timeout=300, env=environment | env, check=False,
         )  # fmt: skip
