@@ -46,6 +46,13 @@ class ImportedRow:
     task: str
     variant: str | None
     record: dict[str, Any]
+    #: the model its log names: ``replay/<record's model>`` (None), or a null baseline
+    #: (``baseline/<rule>``) answering the imported instances, never taken from a file's field
+    answered_by: str | None = None
+
+    @property
+    def log_model(self) -> str:
+        return self.answered_by or f"replay/{self.record['model']}"
 
 
 class ImportRowError(NarrativeInfillError, ValueError):

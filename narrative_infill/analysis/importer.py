@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +35,14 @@ class ImportTargetError(NarrativeInfillError, ValueError):
     """The output folder would mix new logs with old ones."""
 
 
+def _gold(record: dict[str, Any]) -> str:
+    # read_generations has checked that the problem and one of the gold fields are present
+    return text_field(record.get("gold_answer")) or str(record["answer"])
+
+
 def _sample(item: ImportedRow) -> Sample:
     record = item.record
-    # read_generations has checked that the problem and one of the gold fields are present
-    gold = text_field(record.get("gold_answer")) or str(record["answer"])
+    gold = _gold(record)
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
     extra = {k: (None if is_missing(v) else v) for k, v in record.items() if k not in known}
     n = integer_field(record.get("n"))
@@ -60,21 +66,52 @@ def _sample(item: ImportedRow) -> Sample:
 
 
 def _groups(rows: list[ImportedRow]) -> dict[tuple[str, str], list[ImportedRow]]:
+    """The rows of each log: (the model it names, task) -> rows."""
     groups: dict[tuple[str, str], list[ImportedRow]] = defaultdict(list)
     for row in rows:
-        groups[(str(row.record["model"]), row.task)].append(row)
+        groups[(row.log_model, row.task)].append(row)
     return groups
 
 
-def imported_task(model: str, task_name: str, items: list[ImportedRow]) -> Task:
-    """The Inspect task replaying ``items`` as the outputs of ``replay/<model>``."""
+def baseline_rows(rows: list[ImportedRow], rules: list[str]) -> list[ImportedRow]:
+    """Each null baseline's answers to the imported instances: per task, one row per distinct
+    instance (problem and gold), answered by the rule (``data.baselines``) in the answer format of
+    the prompt the models were given (``solvers.baseline_model``), as ``--model baseline/<rule>``
+    answers the package's tasks. ``n`` is the row's, else the gold's sentence count."""
+    from ..data.baselines import baseline_answer, check_baseline
+    from ..data.text import split_sentences
+    from ..solvers.baseline_model import answer_format
+
+    instances: dict[tuple[str, str, str], ImportedRow] = {}
+    for row in rows:
+        problem, gold = str(row.record["problem"]), _gold(row.record)
+        instances.setdefault((row.task, problem, gold), row)
+    answered = []
+    for rule in map(check_baseline, rules):
+        for (_, problem, gold), row in instances.items():
+            n = integer_field(row.record.get("n")) or max(1, len(split_sentences(gold, "prose")))
+            prompt = text_field(row.record.get("prompt_text")) or problem
+            answer = baseline_answer(rule, problem, n, gold=partial(str, gold))
+            record = {
+                **row.record,
+                "n": n,
+                "response": answer_format(prompt, answer),
+                "model": f"baseline/{rule}",
+            }
+            answered.append(replace(row, record=record, answered_by=f"baseline/{rule}"))
+    return answered
+
+
+def imported_task(log_model: str, task_name: str, items: list[ImportedRow]) -> Task:
+    """The Inspect task replaying ``items`` as the outputs of ``log_model`` (``replay/<model>``,
+    or ``baseline/<rule>``)."""
     from inspect_ai.model import get_model
 
     return Task(
         name=f"narrative_infill/{task_name}",
         dataset=MemoryDataset([_sample(item) for item in items], name="imported"),
         solver=replay_output(),
-        model=get_model(f"replay/{model}"),
+        model=get_model(log_model),
         metadata={"template": task_name, "imported": True, "sources": sorted({i.origin for i in items})},
     )
 
@@ -88,15 +125,29 @@ def _replayed_sample(item: ImportedRow, model: str, template) -> Any:
     )
 
 
-def import_generations(
+def import_generations(files: list[str], log_dir: str, **options: Any) -> list[str]:
+    """Write one .eval log per (model, task), optionally scored, from the generations ``files``;
+    returns their locations (``options``: those of :func:`write_imported`)."""
+    return write_imported(read_generations(files), files, log_dir, **options)
+
+
+def write_imported(
+    rows: list[ImportedRow],
     files: list[str],
     log_dir: str,
     max_tasks: int = 8,
     overwrite: bool = False,
     scorers: list[str] | None = None,
     model_roles: dict[str, Any] | None = None,
+    baselines: list[str] | None = None,
+    extraction: str | None = None,
+    describe: Callable[[Any], None] | None = None,
 ) -> list[str]:
-    """Write one .eval log per (model, task), optionally scored; returns their locations.
+    """One .eval log per (model, task) of ``rows`` (read from ``files``), and with ``baselines``
+    one per (baseline, task) answering the same instances (:func:`baseline_rows`); scored with
+    ``scorers`` (reading answers with ``extraction``, the scorers' default when None) when given.
+    ``describe(log)`` adds what the source recorded about the run (the lm-eval reader: model
+    settings) to each imported model's log before scoring.
 
     Inspect runs each (model, task) on its first row, which gives a complete log (spec,
     plan, one replayed sample with its transcript); the group's other rows are then added as
@@ -108,21 +159,6 @@ def import_generations(
     are written and scored in a folder beside ``log_dir`` that takes its place only when all
     of it succeeded.
     """
-    return write_imported(read_generations(files), files, log_dir, max_tasks, overwrite, scorers, model_roles)
-
-
-def write_imported(
-    rows: list[ImportedRow],
-    files: list[str],
-    log_dir: str,
-    max_tasks: int = 8,
-    overwrite: bool = False,
-    scorers: list[str] | None = None,
-    model_roles: dict[str, Any] | None = None,
-    describe: Callable[[Any], None] | None = None,
-) -> list[str]:
-    """``import_generations`` for rows already read (from ``files``); ``describe(log)`` adds what
-    the source recorded about the run (the lm-eval reader: model settings) to each log before scoring."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -131,7 +167,7 @@ def write_imported(
         raise ImportTargetError(
             f"{target} is not an empty folder; choose a new one or pass --overwrite to replace its contents"
         )
-    groups = _groups(rows)
+    groups = _groups(rows + baseline_rows(rows, baselines or []))
     with atomic_dir(target, "import", files) as folder:
         tasks = [imported_task(model, task_name, items[:1]) for (model, task_name), items in groups.items()]
         logs = inspect_eval(tasks, log_dir=str(folder), display="none", score=False, max_tasks=max_tasks)
@@ -142,32 +178,39 @@ def write_imported(
             raise ImportTargetError("import failed for " + "; ".join(failed))
         by_key = {(log.eval.model, log.eval.task): log.location for log in logs}
         for (model, task_name), items in groups.items():
-            location = by_key[(f"replay/{model}", f"narrative_infill/{task_name}")]
+            location = by_key[(model, f"narrative_infill/{task_name}")]
             log = read_eval_log(location)
             template = (log.samples or [])[0]  # the eval above wrote this row's first sample
-            add_samples(log, [_replayed_sample(item, f"replay/{model}", template) for item in items[1:]])
-            if describe is not None:
+            add_samples(log, [_replayed_sample(item, model, template) for item in items[1:]])
+            if describe is not None and items[0].answered_by is None:
                 describe(log)
             write_eval_log(log, location)
         if scorers:
-            score_logs(list(by_key.values()), scorers, model_roles)
+            score_logs(list(by_key.values()), scorers, model_roles, extraction)
         names = [Path(location).name for location in by_key.values()]
     return [str(target / name) for name in names]
 
 
-def score_logs(locations: list[str], scorers: list[str], model_roles: dict[str, Any] | None = None) -> None:
-    """Score imported logs in this process (models load once), appending to each log."""
+def score_logs(
+    locations: list[str],
+    scorers: list[str],
+    model_roles: dict[str, Any] | None = None,
+    extraction: str | None = None,
+) -> None:
+    """Score imported logs in this process (models load once), appending to each log; answers are
+    read with ``extraction`` (the scorers' default when None)."""
     from inspect_ai import score
     from inspect_ai.log import read_eval_log, write_eval_log
 
     from ..scorers.judge.scorer import judge
     from ..scorers.metrics.scorer import metrics
 
-    factories: dict[str, Callable[[], Scorer]] = {"metrics": metrics, "judge": judge}
+    factories: dict[str, Callable[..., Scorer]] = {"metrics": metrics, "judge": judge}
     unknown = [name for name in scorers if name not in factories]
     if unknown:
         raise OptionError(f"unknown scorer(s) {unknown}; choose from {sorted(factories)}")
-    built = [factories[name]() for name in scorers]
+    options = {"extraction": extraction} if extraction else {}
+    built = [factories[name](**options) for name in scorers]
     for location in locations:
         scored = score(
             read_eval_log(location), built, action="append", model_roles=model_roles, display="none"

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..definitions import as_list
+from ..definitions import OptionError, as_list
 from ..paper_protocol import JUDGE_MODEL
 from .options import command, model_role_option, output_option, passed
 
@@ -21,18 +21,23 @@ def _import(args: argparse.Namespace) -> int:
     """
     from ..analysis.importer import import_generations
     from ..analysis.lm_eval_import import import_lm_eval, is_lm_eval_output
+    from ..data.baselines import BASELINES
     from ..inspect_compat import parse_model_roles
 
+    if args.extraction and not args.scorers:
+        raise OptionError("--extraction says how --score reads the answers; add --score metrics (or judge)")
     started = time.perf_counter()
     roles = parse_model_roles(args.model_role)
     importer = import_lm_eval if is_lm_eval_output(args.files) else import_generations
     locations = importer(
         args.files,
         args.output,
-        **passed(args, "max_tasks", "overwrite", "scorers"),
+        **passed(args, "max_tasks", "overwrite", "scorers", "extraction"),
+        baselines=list(BASELINES) if args.baselines == [] else args.baselines,
         model_roles=roles or None,
     )
     scored = f", scored with {', '.join(args.scorers)}" if args.scorers else ""
+    scored += f" (extraction={args.extraction})" if args.scorers and args.extraction else ""
     print(
         f"{len(locations)} logs written to {args.output}{scored} in {time.perf_counter() - started:.1f} s",
         flush=True,
@@ -109,6 +114,8 @@ def _listed(values: list[str] | None) -> list[str] | None:
 
 
 def add_commands(commands) -> None:
+    from ..data.baselines import BASELINES
+    from ..extraction import DEFAULT_EXTRACTION, EXTRACTIONS
     from ..scorers.judge.prompt import VARIANTS
     from ..scorers.judge.schema import MODES
     from ..tasks.judge_check import MIN_GAP
@@ -132,6 +139,18 @@ def add_commands(commands) -> None:
         choices=("metrics", "judge"),
         default=[],
         help="score the imported logs in this process (models load once)",
+    )
+    importer.add_argument(
+        "--baselines",
+        nargs="*",
+        choices=BASELINES,
+        help="also write the null baselines' logs answering the same instances (baseline/<rule>, as "
+        "--model baseline/<rule> answers the tasks), for the report's baselines table; no rule named: all",
+    )
+    importer.add_argument(
+        "--extraction",
+        choices=EXTRACTIONS,
+        help=f"how --score reads the answers (default: the scorers', {DEFAULT_EXTRACTION})",
     )
     model_role_option(
         importer,
