@@ -23,10 +23,26 @@ from ...definitions import NarrativeInfillError, setting_name
 
 #: The generation settings that can change an output (not retries, timeouts, connections, caching).
 DECODING_FIELDS = (
-    "system_message", "max_tokens", "top_p", "temperature", "stop_seqs", "best_of", "frequency_penalty",
-    "presence_penalty", "logit_bias", "top_k", "num_choices", "verbosity", "effort", "reasoning_effort",
-    "reasoning_mode", "reasoning_tokens", "reasoning_history", "response_schema", "extra_body",
-)  # fmt: skip
+    "system_message",
+    "max_tokens",
+    "top_p",
+    "temperature",
+    "stop_seqs",
+    "best_of",
+    "frequency_penalty",
+    "presence_penalty",
+    "logit_bias",
+    "top_k",
+    "num_choices",
+    "verbosity",
+    "effort",
+    "reasoning_effort",
+    "reasoning_mode",
+    "reasoning_tokens",
+    "reasoning_history",
+    "response_schema",
+    "extra_body",
+)
 #: The longest value shown in a row label.
 LABEL_VALUE_CHARS = 40
 

@@ -241,10 +241,8 @@ def _correlations(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | Ab
                 )
         # pandas' Kendall is tau-b, as scipy's, and computes a whole matrix per sample in one call.
         sample_matrices += [
-            group[columns].corr(method="kendall")
-            for _, group in rows.groupby(level="id")
-            if len(group) >= 3
-        ]  # fmt: skip
+            group[columns].corr(method="kendall") for _, group in rows.groupby(level="id") if len(group) >= 3
+        ]
     if not system_rows:
         return Absent("no setting has at least 3 judged models")
     by_setting = pd.DataFrame(system_rows).set_index(["setting", "metric", "dimension"])

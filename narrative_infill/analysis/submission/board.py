@@ -55,8 +55,14 @@ def _group(document: dict[str, Any]) -> list:
         "judge_weighting",
         "prompt_variants",
     )
-    return [document["track"], sorted(document["settings"]), dataset.get("source"), dataset.get("commit"),
-            dataset.get("sha256"), *(provenance.get(k) for k in keys)]  # fmt: skip
+    return [
+        document["track"],
+        sorted(document["settings"]),
+        dataset.get("source"),
+        dataset.get("commit"),
+        dataset.get("sha256"),
+        *(provenance.get(k) for k in keys),
+    ]
 
 
 def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool = False) -> dict[str, Any]:
@@ -158,15 +164,18 @@ def _markdown_cell(text: str) -> str:
 
 
 def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
-    lines = ["# Narrative infilling leaderboard", "",
-             f"Intervals: {CONFIDENCE:.0%}, clustered by source narrative (all instances and epochs of a "
-             "story together). A row ranks above another only when a paired test on the instances both "
-             f"scored finds them different (p < {1 - CONFIDENCE:.2f}, sign flips of whole narratives, "
-             "seeded); \"tied with #k\" names the rows it does not differ from, within a group sharing "
-             "settings, task versions, metric signature, data and judge (models, prompt variant, "
-             "weighting; G1, G2... when a track has several); custom entries are never ranked. "
-             "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
-             "logs (some checks not possible here), file only."]  # fmt: skip
+    lines = [
+        "# Narrative infilling leaderboard",
+        "",
+        f"Intervals: {CONFIDENCE:.0%}, clustered by source narrative (all instances and epochs of a "
+        "story together). A row ranks above another only when a paired test on the instances both "
+        f"scored finds them different (p < {1 - CONFIDENCE:.2f}, sign flips of whole narratives, "
+        'seeded); "tied with #k" names the rows it does not differ from, within a group sharing '
+        "settings, task versions, metric signature, data and judge (models, prompt variant, "
+        "weighting; G1, G2... when a track has several); custom entries are never ranked. "
+        "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
+        "logs (some checks not possible here), file only.",
+    ]
     if high_inclusive:
         lines.append(
             f"High% counts {high_label(True)} (the authors' scripts), not the paper's {high_label()}."

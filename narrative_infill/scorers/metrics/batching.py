@@ -40,9 +40,12 @@ class DynamicBatcher(Generic[Request, Result]):
     """
 
     def __init__(
-        self, score_batch: Callable[[list[Request]], Sequence[Result]], max_batch: int = 64,
-        min_batch: int = 1, max_wait_s: float = 0.0,
-    ):  # fmt: skip
+        self,
+        score_batch: Callable[[list[Request]], Sequence[Result]],
+        max_batch: int = 64,
+        min_batch: int = 1,
+        max_wait_s: float = 0.0,
+    ):
         self._score_batch = score_batch
         self._max_batch = max_batch
         self._min_batch = min_batch
