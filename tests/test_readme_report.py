@@ -11,9 +11,11 @@ from narrative_infill.analysis.report.readme import (
     START,
     ReadmeError,
     Run,
+    baselines_summary,
     render_section,
     update_readme,
 )
+from narrative_infill.analysis.report.baselines import BASELINES_TABLE, NOT_ABOVE
 
 
 def _report() -> Report:
@@ -28,7 +30,11 @@ def _runs() -> list[Run]:
     return [
         Run("vllm/m", "narrative_infill/l1", 24, 1, "3", "2026-12-03", "abc1234", ("-T", "data=demo")),
         Run("vllm/m", "narrative_infill/l2", 24, 1, "3", "2026-12-03", "abc1234", ("-T", "data=demo")),
-        Run("replay/x", "narrative_infill/l1", 30, 1, "0", "2026-12-02", "def5678", ()),
+        Run("replay/x", "narrative_infill/l1", 30, 1, "0", "2026-12-02", "def5678", (), imported=True),
+        Run("replay/y", "narrative_infill/l1", 30, 1, "0", "2026-12-02", "def5678", (), imported=True),
+        Run("baseline/context", "narrative_infill/l1", 5, 1, "0", "2026-12-02", "def5678", (), imported=True),
+        Run("baseline/empty", "narrative_infill/l1", 5, 1, "0", "2026-12-02", "def5678", (), imported=True),
+        Run("baseline/context", "narrative_infill/l2", 24, 1, "3", "2026-12-03", "abc1234", ("-T", "data=demo")),
     ]
 
 
@@ -37,8 +43,35 @@ def test_the_section_names_runs_commands_and_results():
     assert section.startswith(START) and section.endswith(END)
     assert "| vllm/m | l1, l2 | 48 | 1 | 3 | 2026-12-03 | abc1234 |" in section
     assert "inspect eval-set narrative_infill/l1 narrative_infill/l2 --model vllm/m -T data=demo" in section
-    assert "replay/x: imported generations" in section
+    # runs that agree in everything shown share a row and a line: 20 imported models are not 40 lines
+    assert "| replay/x, replay/y | l1 | 30 | 1 | 0 | 2026-12-02 | def5678 |" in section
+    assert "# narrative-infill import: replay/x, replay/y" in section
+    assert "# narrative-infill import --baselines: baseline/context, baseline/empty" in section
+    # a baseline run by inspect eval is said to be, not taken for an imported one
+    assert "inspect eval-set narrative_infill/l2 --model baseline/context -T data=demo" in section
     assert "0.250 ± 0.050" in section and "±95%" not in section.split("(`table3_model_by_level`)")[1]
+
+
+def test_the_baselines_table_is_folded_to_a_line_per_setting():
+    runs = pd.DataFrame(
+        [
+            ["l2", "baseline/context", True, 0.35, None],
+            ["l2", "baseline/empty", True, 0.0, None],
+            ["l2", "a", False, 0.30, NOT_ABOVE],
+            ["l2", "b", False, 0.40, "above"],
+            ["l3", "baseline/context", True, 0.2, None],
+            ["l3", "a", False, 0.30, "above"],
+        ],
+        columns=["setting", "run", "baseline", "AtAvg", "vs context"],
+    ).set_index(["setting", "run"])
+    report = _report()
+    report.add(BASELINES_TABLE, runs)
+    section = render_section(report, _runs(), "narrative-infill report logs -o out --readme README.md")
+    summary = baselines_summary(runs)
+    assert summary.loc["l2", "not above context"] == "1 of 2: a"
+    assert summary.loc["l3", "not above context"] == "0 of 1"
+    assert summary.loc["l2", "baseline/context AtAvg"] == 0.35 and summary.loc["l2", "models AtAvg"] == "0.300..0.400"
+    assert f"(`{BASELINES_TABLE}`, folded to a line per setting)" in section and "1 of 2: a" in section
 
 
 def test_only_the_text_between_the_markers_changes(tmp_path):

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ...data.atomic import atomic_file
 from ...definitions import NarrativeInfillError
+from .baselines import BASELINES_TABLE, NOT_ABOVE, is_baseline
 from .document import Report
 from .load import read_log, select_logs
 
@@ -46,6 +47,8 @@ class Run:
     created: str
     commit: str
     arguments: tuple[str, ...]
+    #: made by ``narrative-infill import`` (replayed generations, or baselines answering them)
+    imported: bool = False
 
 
 def runs_of(paths: list[str]) -> list[Run]:
@@ -66,6 +69,7 @@ def _run(header) -> Run:
         created=str(spec.created)[:10],
         commit=(spec.revision.commit[:7] if spec.revision and spec.revision.commit else "unknown"),
         arguments=tuple(_arguments(spec)),
+        imported=bool((spec.metadata or {}).get("imported")),
     )
 
 
@@ -82,42 +86,65 @@ def _arguments(spec) -> list[str]:
 
 
 def _commands(runs: list[Run]) -> list[str]:
-    """One ``inspect eval-set`` line per model and argument set; imported generations (``replay/``
-    models, which never generate) are said to be imported instead."""
+    """One ``inspect eval-set`` line per model and argument set; imported runs (``replay/`` models,
+    which never generate, and the baselines ``import --baselines`` answered with) in one line each."""
     grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    imported: dict[str, list[str]] = {}
     for r in runs:
-        grouped.setdefault((r.model, r.arguments), []).append(r.task)
-    lines = []
-    for (model, arguments), tasks in grouped.items():
-        if model.startswith("replay/"):
-            lines.append(f"# {model}: imported generations (narrative-infill import), {len(tasks)} settings")
+        if r.imported:
+            how = "--baselines" if is_baseline(r.model) else ""
+            models = imported.setdefault(how, [])
+            models += [] if r.model in models else [r.model]
         else:
-            lines.append(shlex.join(["inspect", "eval-set", *tasks, "--model", model, *arguments]))
+            grouped.setdefault((r.model, r.arguments), []).append(r.task)
+    lines = [
+        f"# narrative-infill import {how}".rstrip() + f": {', '.join(models)}"
+        for how, models in imported.items()
+    ]
+    for (model, arguments), tasks in grouped.items():
+        lines.append(shlex.join(["inspect", "eval-set", *tasks, "--model", model, *arguments]))
     return lines
 
 
 def _runs_table(runs: list[Run]) -> list[str]:
-    """One row per model: its settings, samples, and the versions, dates and commits of its logs."""
+    """One row per model, models whose logs agree in everything shown sharing a row: settings,
+    samples, and the versions, dates and commits of their logs."""
     by_model: dict[str, list[Run]] = {}
     for r in runs:
         by_model.setdefault(r.model, []).append(r)
+    shared: dict[tuple, list[str]] = {}
+    for model, own in by_model.items():
+        cells = (
+            ", ".join(r.task.split("/")[-1] for r in own),
+            sum(r.samples for r in own),
+            *(
+                ", ".join(sorted({str(getattr(r, f)) for r in own}))
+                for f in ("epochs", "task_version", "created", "commit")
+            ),
+        )
+        shared.setdefault(cells, []).append(model)
     rows = [
-        "| model | settings | samples | epochs | task version | date | commit |",
+        "| model | settings | samples (each) | epochs | task version | date | commit |",
         "|---|---|---:|---|---|---|---|",
     ]
-    for model, own in by_model.items():
-        rows.append(
-            _row(
-                model,
-                ", ".join(r.task.split("/")[-1] for r in own),
-                sum(r.samples for r in own),
-                *(
-                    ", ".join(sorted({str(getattr(r, f)) for r in own}))
-                    for f in ("epochs", "task_version", "created", "commit")
-                ),
-            )
-        )
-    return rows
+    return rows + [_row(", ".join(models), *cells) for cells, models in shared.items()]
+
+
+def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per setting, each baseline's AtAvg and the models not above the context baseline on their
+    own instances (the report's ``baselines_vs_models``, folded to a line per setting)."""
+    rows = {}
+    for setting, runs in table.groupby(level="setting", sort=False):
+        runs = runs.droplevel("setting")
+        baselines, models = runs[runs["baseline"].astype(bool)], runs[~runs["baseline"].astype(bool)]
+        below = sorted(models.index[models["vs context"] == NOT_ABOVE].str.removeprefix("replay/"))
+        rows[setting] = {
+            **{f"{run} AtAvg": value for run, value in baselines["AtAvg"].items()},
+            "models AtAvg": f"{models['AtAvg'].min():.3f}..{models['AtAvg'].max():.3f}",
+            "not above context": f"{len(below)} of {len(models)}"
+            + (f": {', '.join(below)}" if below else ""),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def render_section(report: Report, runs: list[Run], command: str) -> str:
@@ -132,6 +159,13 @@ def render_section(report: Report, runs: list[Run], command: str) -> str:
     for name, caption in SHOWN:
         if name in report.tables:
             lines += ["", f"**{caption}** (`{name}`):", "", _markdown(report.tables[name])]
+    if BASELINES_TABLE in report.tables:
+        lines += [
+            "",
+            f"**The models beside the null baselines** (`{BASELINES_TABLE}`, folded to a line per setting):",
+            "",
+            _markdown(baselines_summary(report.tables[BASELINES_TABLE])),
+        ]
     if report.notes:
         lines += ["", *(f"- {note}" for note in report.notes)]
     if report.absent:
