@@ -217,8 +217,49 @@ def answer_empty(summary, scorer: str) -> bool | None:
 
 
 def model_name(model: str) -> str:
-    """The model a log names, imported generations (``replay/``) under their own name."""
-    return re.sub(r"^replay/", "", str(model))
+    """The model a log names, imported generations (``replay/``) under their own name, except one
+    whose name is a null baseline's (``replay/baseline/context``): only the package's own baseline
+    rows are named ``baseline/<rule>``, a file's model field cannot pass a model off as one."""
+    name = re.sub(r"^replay/", "", str(model))
+    return str(model) if name.startswith("baseline/") else name
+
+
+class ForgedBaselineError(NarrativeInfillError, ValueError):
+    """A log named ``baseline/<rule>`` whose answers are not the rule's: a model passed off as a baseline."""
+
+
+def check_baseline_log(location: str) -> None:
+    """Every answer of a ``baseline/<rule>`` log is the rule's answer to its sample (bare or in
+    ``<ANSWER>`` tags): an edited header cannot hide a model among the baselines or stand in for
+    the context baseline the models are marked against."""
+    from inspect_ai.log import read_eval_log_samples
+
+    from ...data.baselines import BaselineError, baseline_answer, check_baseline
+    from ...solvers.baseline_model import ANSWER_TAG
+
+    header = read_log(location)
+    rule = str(header.eval.model).removeprefix("baseline/")
+    try:
+        check_baseline(rule)
+    except BaselineError as err:
+        raise ForgedBaselineError(f"{location}: model {header.eval.model!r}: {err}") from None
+    for sample in read_eval_log_samples(location, all_samples_required=False):
+        if sample.error:
+            continue
+        try:
+            n = int((sample.metadata or {})["n"])
+            problem = sample.input if isinstance(sample.input, str) else ""
+            answer = baseline_answer(rule, problem, n, gold=lambda s=sample: str(s.target))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ForgedBaselineError(
+                f"{location}: sample {sample.id!r} of {header.eval.model}: no rule answer ({err})"
+            ) from None
+        completion = sample.output.completion if sample.output else ""
+        if completion not in (answer, f"{ANSWER_TAG}{answer}</ANSWER>"):
+            raise ForgedBaselineError(
+                f"{location}: sample {sample.id!r} is named {header.eval.model} but its answer is not "
+                f"the {rule} rule's ({completion[:60]!r}): a model's log passed off as a baseline"
+            )
 
 
 def _newest_per_log(frame: pd.DataFrame, scorer: str) -> pd.Series | None:
@@ -253,6 +294,8 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         )
     for location in selected:  # the frame is read from the summaries: they must be the records'
         check_log(location)
+        if str(read_log(location).eval.model).startswith("baseline/"):
+            check_baseline_log(location)
     samples = samples_df(selected, columns=_columns(), quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [

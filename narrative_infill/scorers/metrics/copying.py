@@ -20,6 +20,7 @@ shares the story's names and topic.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
@@ -29,10 +30,29 @@ from ...definitions import CONTEXT_COPY_THRESHOLD, is_copied
 #: Shortest run of consecutive words that counts as copied.
 COPY_NGRAM = 3
 _WORD = re.compile(r"[^\W_]+")
+#: Letters of other scripts drawn like Latin ones (homoglyphs): "Аmber" with a Cyrillic А is "Amber".
+_HOMOGLYPHS = str.maketrans(
+    "\u0430\u0432\u0435\u0455\u0456\u0458\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u04bb\u0501"
+    "\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7",
+    "abesijkmhopctyxhd" "aikvoptux",
+)
+
+
+#: Unicode categories that do not separate words: format characters, combining marks.
+_DROPPED = {"Cf", "Mn", "Me"}
+
+
+def _plain(text: str) -> str:
+    """``text`` as read: compatibility forms folded (NFKD: full-width letters, ligatures), format
+    characters and combining marks dropped (zero-width spaces and joiners, soft hyphens, accents,
+    variation selectors: invisible or nearly, each would cut a copied word in two), case folded and
+    look-alike letters of other scripts read as Latin. Both the answer and the context are read so."""
+    kept = (c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) not in _DROPPED)
+    return "".join(kept).casefold().translate(_HOMOGLYPHS)
 
 
 def _words(text: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(text)]
+    return _WORD.findall(_plain(text))
 
 
 def _ngrams(words: list[str], size: int) -> set[tuple[str, ...]]:
