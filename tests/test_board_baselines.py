@@ -125,3 +125,27 @@ def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
     write_submission(document, tmp_path / "forged.json")
     assert main(["verify", str(tmp_path / "forged.json"), "--logs", str(forged)]) == 1
     assert "context_copy is not the copy share of the answer in 24 sample(s)" in capsys.readouterr().out
+
+
+def test_deleting_context_copy_from_the_copied_samples_does_not_dodge_the_flag(board, tmp_path):
+    """Failed before: the share was taken over the samples that kept the key, so an entrant who
+    deleted it from the copied ones showed 0% copied and was ranked."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from narrative_infill.analysis.submission.reference import COPY_UNKNOWN_RULE
+
+    edited, submissions = tmp_path / "logs", tmp_path / "submissions"
+    shutil.copytree(board / "logs" / "copier", edited)
+    for path in edited.glob("*.eval"):
+        log = read_eval_log(str(path))
+        for sample in log.samples:
+            if sample.scores["metrics"].value["context_copy"] > 0.8:
+                del sample.scores["metrics"].value["context_copy"]
+        write_eval_log(log, str(path))
+    submissions.mkdir()
+    assert main(["submit", str(edited), "-o", str(submissions / "copier.json"), "--track", "demo"]) == 0
+    document = json.loads((submissions / "copier.json").read_text())
+    assert document["settings"]["l2"]["rates"]["copied"] is None
+    assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site")]) == 0
+    [row] = [r for r in _rows(tmp_path / "site") if r["model"] == "mockllm/copier"]
+    assert row["copy_flag"] == COPY_UNKNOWN_RULE and "rank" not in row

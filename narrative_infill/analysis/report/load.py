@@ -249,7 +249,7 @@ def check_baseline_log(location: str) -> None:
         try:
             n = int((sample.metadata or {})["n"])
             problem = sample.input if isinstance(sample.input, str) else ""
-            answer = baseline_answer(rule, problem, n, gold=lambda s=sample: str(s.target))
+            answer = baseline_answer(rule, problem, n, gold=partial(str, sample.target))
         except (KeyError, TypeError, ValueError) as err:
             raise ForgedBaselineError(
                 f"{location}: sample {sample.id!r} of {header.eval.model}: no rule answer ({err})"

@@ -88,7 +88,9 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     judged = [sample_scores(s)[1] for s in samples]
     answers = [_answer(s) for s in samples]
     qavg = [_number(j.get("qavg")) for j in judged]
-    copies = [c for c in (_number(m.get("context_copy")) for m in metrics) if c is not None]
+    # every metrics-scored answer's copy share, or none: a share over the samples that kept the key
+    # would let an edited log hide its copies
+    copies = [_number(m.get("context_copy")) for m in metrics if m]
     claims: dict[str, Any] = {
         "n": len(samples),
         "atavg": _summary([_number(m.get("atavg")) for m in metrics]),
@@ -96,8 +98,9 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
         "rates": {
             "empty_extraction": fmean(not a for a in answers) if answers else None,
             "truncated": fmean(bool(_number(m.get("truncated")) or 0) for m in metrics) if metrics else None,
-            # answers copied from the story (None for logs scored before context_copy was recorded)
-            "copied": fmean(is_copied(c) for c in copies) if copies else None,
+            # answers copied from the story (None when a scored sample has no context_copy: logs
+            # scored before it was recorded, or edited)
+            "copied": fmean(is_copied(c) for c in copies) if copies and None not in copies else None,
             # a panel's mean over the graders left is unscored too: else failing the harsh one is free
             "unscored": fmean(
                 q is None or bool(_number(j.get("grader_failed"))) for q, j in zip(qavg, judged)

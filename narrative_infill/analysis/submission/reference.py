@@ -46,12 +46,17 @@ COPY_RULE = (
     f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers copy the story "
     f"(context_copy > {CONTEXT_COPY_THRESHOLD:g})"
 )
+COPY_UNKNOWN_RULE = (
+    "not ranked: its copy share is unknown (a scored sample of its logs has no context_copy; "
+    "rescore them with narrative_infill/metrics)"
+)
 #: The board's statement of its copy and baseline marks.
 COPY_NOTE = (
     f"Reference rows (baseline/empty, baseline/neighbour, baseline/context) answer the entries' own "
     f"instances by the null baselines' rules; never ranked. copied%: answers whose context_copy (share "
     f"of their words in runs of 3+ copied from the story) is above {CONTEXT_COPY_THRESHOLD:g}; on a ranked "
-    f"track an entry above {COPIED_SHARE_LIMIT:.0%} is {COPY_RULE.split(': ')[0]}. vs context: whether the "
+    f"track an entry above {COPIED_SHARE_LIMIT:.0%}, or one whose share is unknown, is "
+    f"{COPY_RULE.split(': ')[0]}. vs context: whether the "
     "entry's AtAvg is above the context baseline's on the same instances."
 )
 _EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
@@ -143,19 +148,20 @@ def _reference_row(rule: str, track: str, signature: str, scores: dict) -> dict[
 
 
 def _copied_share(document: dict[str, Any]) -> float | None:
-    """The entry's share of copied answers over its settings, weighted by their samples."""
-    shares = [
-        (claims["rates"].get("copied"), claims["n"])
-        for claims in document["settings"].values()
-        if claims["rates"].get("copied") is not None
-    ]
-    return sum(s * n for s, n in shares) / sum(n for _, n in shares) if shares else None
+    """The entry's share of copied answers over its settings, weighted by their samples; None
+    when a setting's is unknown (a part would let the unknown settings hide the copies)."""
+    shares = [(claims["rates"].get("copied"), claims["n"]) for claims in document["settings"].values()]
+    if not shares or any(share is None for share, _ in shares):
+        return None
+    return sum(s * n for s, n in shares) / sum(n for _, n in shares)
 
 
 def _mark(row: dict, document: dict, context: dict[tuple[str, str], float] | None) -> None:
     """The entry's copy share and flag, and where it stands against the context baseline."""
     row["copied"] = _copied_share(document)
-    if row["track"] in RANKED_TRACKS and row["copied"] is not None and row["copied"] > COPIED_SHARE_LIMIT:
+    if row["track"] in RANKED_TRACKS and row["copied"] is None:
+        row["copy_flag"] = COPY_UNKNOWN_RULE  # else deleting the key would dodge the limit
+    elif row["track"] in RANKED_TRACKS and row["copied"] > COPIED_SHARE_LIMIT:
         row["copy_flag"] = COPY_RULE
     if context is None:
         return

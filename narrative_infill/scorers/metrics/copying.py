@@ -34,7 +34,7 @@ _WORD = re.compile(r"[^\W_]+")
 _HOMOGLYPHS = str.maketrans(
     "\u0430\u0432\u0435\u0455\u0456\u0458\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u04bb\u0501"
     "\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7",
-    "abesijkmhopctyxhd" "aikvoptux",
+    "abesijkmhopctyxhdaikvoptux",
 )
 
 
