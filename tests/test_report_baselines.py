@@ -40,6 +40,11 @@ def test_the_report_shows_the_baselines_and_marks_models_not_above_the_context_b
     assert copies.loc["baseline/context", "l2"] == 100.0 and copies.loc["mockllm/weak", "l2"] == 0.0
     text = (out / "report.md").read_text()
     assert "## baselines_vs_models" in text and NOT_ABOVE in text and "## copy_share_by_setting" in text
+    # the paper's tables are of models: a baseline in Table 3 moved its Overall row
+    table3 = pd.read_csv(out / "table3_model_by_level.csv", index_col=0)
+    assert not [row for row in table3.index if row.startswith("baseline/")]
+    weak_atavg = table.loc[("l2", "mockllm/weak"), "AtAvg"]
+    assert float(table3.loc["Overall"].filter(like="AtAvg").iloc[0]) == pytest.approx(weak_atavg, abs=1e-3)
 
 
 def test_a_model_the_context_baseline_does_not_cover_is_not_compared(tmp_path):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...data.atomic import atomic_file
+from ...data.baselines import BASELINES
 from ...definitions import NarrativeInfillError
 from .baselines import BASELINES_TABLE, NOT_ABOVE, is_baseline
 from .document import Report
@@ -130,6 +131,12 @@ def _runs_table(runs: list[Run]) -> list[str]:
     return rows + [_row(", ".join(models), *cells) for cells, models in shared.items()]
 
 
+def _in_rule_order(runs: pd.Index) -> list[str]:
+    """Baseline runs from the floor to the ceiling (``data.baselines.BASELINES``' order)."""
+    rank = {f"baseline/{rule}": i for i, rule in enumerate(BASELINES)}
+    return sorted(runs, key=lambda run: rank.get(run, len(rank)))
+
+
 def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per setting, each baseline's AtAvg and the models not above the context baseline on their
     own instances (the report's ``baselines_vs_models``, folded to a line per setting)."""
@@ -139,7 +146,10 @@ def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
         baselines, models = runs[runs["baseline"].astype(bool)], runs[~runs["baseline"].astype(bool)]
         below = sorted(models.index[models["vs context"] == NOT_ABOVE].str.removeprefix("replay/"))
         rows[setting] = {
-            **{f"{run} AtAvg": value for run, value in baselines["AtAvg"].items()},
+            **{
+                f"{run} AtAvg": f"{baselines.loc[run, 'AtAvg']:.3f}"
+                for run in _in_rule_order(baselines.index)
+            },
             "models AtAvg": f"{models['AtAvg'].min():.3f}..{models['AtAvg'].max():.3f}",
             "not above context": f"{len(below)} of {len(models)}"
             + (f": {', '.join(below)}" if below else ""),

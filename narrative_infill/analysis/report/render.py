@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...data.atomic import atomic_dir, check_output_dir
-from .baselines import baseline_tables
+from .baselines import baseline_tables, is_baseline
 from .coverage import COVERAGE_TABLE, MARK_NOTE, low_coverage, marked
 from .document import Absent, Report
 from .figures import figure2
@@ -35,10 +35,15 @@ def write_report(
     inputs = [*paths, *([human_csv] if human_csv else [])]
     check_output_dir(out, "report", inputs)
     loaded = load_samples(paths)
-    frame = loaded.frame
+    # The paper's tables are of models (a baseline in Table 3's Overall row or Table 4's correlations
+    # would move them); the baselines have tables of their own, beside the models.
+    everything = loaded.frame
+    frame = everything[~everything["model"].map(is_baseline)]
     report = build_report(frame, high_inclusive, human_csv)
+    if frame.empty:  # build_report's notes would say the scores were missing
+        report.notes = ["Only null-baseline runs in these logs: the paper's tables are of models."]
     report.add(SENSITIVITY_TABLE, sensitivity_table(frame.assign(model=frame["row"])))  # one run per row
-    for name, table in baseline_tables(frame).items():
+    for name, table in baseline_tables(everything).items():
         report.add(name, table)
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = loaded.notes + report.notes
@@ -51,8 +56,9 @@ def write_report(
         else:
             report.tables["figure2_high_by_model"], report.figures["figure2_high_by_model"] = figure
         summary = (
-            f"{len(frame)} samples from {frame['eval_id'].nunique()} logs ({int(frame['errored'].sum())} "
-            f"errored); models: {', '.join(sorted(frame['model'].unique()))}."
+            f"{len(everything)} samples from {everything['eval_id'].nunique()} logs "
+            f"({int(everything['errored'].sum())} errored); "
+            f"models: {', '.join(sorted(everything['model'].unique()))}."
         )
         lines = ["# Narrative infilling report", "", summary, ""]
         lines += [f"- {note}" for note in report.notes + ([MARK_NOTE] if any(low.values()) else [])]
