@@ -96,3 +96,26 @@ def test_reporting_another_metric_leaves_atavg_unchanged(monkeypatch):
     before = pairs.atavg(five)
     monkeypatch.setattr(pairs, "METRIC_NAMES", (*ATAVG_COMPONENTS, "extra"))
     assert pairs.atavg({**five, "extra": 0.0}) == before == pytest.approx(0.56)
+
+
+def test_a_toy_rubric_s_verdict_is_parsed_and_its_reply_shape_asked_for():
+    """Failed before: the parser and the reply schema knew only the paper's five dimensions, so a
+    variant with others could reach the report but never get a verdict read."""
+    from narrative_infill.scorers.judge.parse import JudgementError, parse_judgement
+    from narrative_infill.scorers.judge.schema import reply_constraint
+
+    judgement = parse_judgement('{"Wit": 4, "Brevity": 2}', dimensions=TOY)
+    assert judgement.scores == {"wit": 4, "brevity": 2}
+    assert parse_judgement("Wit: 5\nBrevity: 1", dimensions=TOY).scores == {"wit": 5, "brevity": 1}
+    with pytest.raises(JudgementError, match="missing dimension"):
+        parse_judgement('{"Wit": 4, "Fluency": 2}', dimensions=TOY)  # another rubric's key is not this one's
+    with pytest.raises(JudgementError, match="twice"):
+        parse_judgement('{"Wit": 4, "wit": 5, "Brevity": 2}', dimensions=TOY)
+    _, shape = reply_constraint("openai/gpt-4.1-mini", "on", TOY)
+    schema = shape.response_schema.json_schema
+    assert schema.required == ["Wit", "Brevity"] and set(schema.properties) == {"Wit", "Brevity"}
+    # the paper's five stay the default
+    assert parse_judgement(
+        '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, '
+        '"Narrative_Consistency": 5, "Informativeness": 3}'
+    ).scores == dict(zip(DIMENSIONS, (4, 3, 4, 5, 3)))

@@ -72,30 +72,43 @@ class _Verdict:
     pieces: tuple[str, ...]
 
 
-def _canonical(key: str) -> str | None:
-    return _ALIASES.get(re.sub(r"[^a-z]", "", key[:80].lower()))
+def _squashed_name(key: str) -> str:
+    return re.sub(r"[^a-z]", "", key[:80].lower())
+
+
+def _canonical(key: str, dimensions: tuple[str, ...] = DIMENSIONS) -> str | None:
+    """The dimension ``key`` names: one of the paper's by its aliases, or one of ``dimensions`` (a
+    rubric variant's own) by its name, case, spaces and underscores aside."""
+    squashed = _squashed_name(key)
+    named = _ALIASES.get(squashed) or next((d for d in dimensions if _squashed_name(d) == squashed), None)
+    return named if named in dimensions else None
 
 
 class _RepeatedKey(JudgementError):
     """Raised from inside json's decoder (a ValueError), told apart from bad JSON by its type."""
 
 
-def _unique_scores(pairs: list[tuple[str, object]]) -> dict:
-    """A JSON object's pairs as a dict, refusing a dimension (or "score") given twice: json keeps
-    the last value while ``_offset_of`` finds the first, so one reply would have two readings."""
-    seen = set()
-    for key, _ in pairs:
-        name = "score" if key == "score" else _canonical(key)
-        if name and name in seen:
-            raise _RepeatedKey(f"one object gives {name} twice")
-        seen.add(name)
-    return dict(pairs)
+def _unique_scores(dimensions: tuple[str, ...]):
+    """json's object hook: a JSON object's pairs as a dict, refusing a dimension of ``dimensions``
+    (or "score") given twice: json keeps the last value while ``_offset_of`` finds the first, so
+    one reply would have two readings."""
+
+    def unique(pairs: list[tuple[str, object]]) -> dict:
+        seen = set()
+        for key, _ in pairs:
+            name = "score" if key == "score" else _canonical(key, dimensions)
+            if name and name in seen:
+                raise _RepeatedKey(f"one object gives {name} twice")
+            seen.add(name)
+        return dict(pairs)
+
+    return unique
 
 
-def _decoded(text: str) -> dict | None:
+def _decoded(text: str, dimensions: tuple[str, ...]) -> dict | None:
     """``text`` as a JSON object, or None (bad JSON, an integer too long to convert, too deep)."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique_scores)
+        value = json.loads(text, object_pairs_hook=_unique_scores(dimensions))
     except _RepeatedKey:
         raise
     except (ValueError, RecursionError):  # ValueError covers JSONDecodeError and the 4,300-digit limit
@@ -103,16 +116,16 @@ def _decoded(text: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _json_objects(text: str):
+def _json_objects(text: str, dimensions: tuple[str, ...]):
     """(object, start, end) of the whole reply when it is one JSON object (arbitrary nesting),
     else of each {...} in it that is a JSON object, in order."""
     whole = text.strip()
-    if whole.startswith("{") and (value := _decoded(whole)) is not None:
+    if whole.startswith("{") and (value := _decoded(whole, dimensions)) is not None:
         start = text.index("{")
         yield value, start, start + len(whole)
         return
     for match in _OBJECT.finditer(text):
-        if (value := _decoded(match.group())) is not None:
+        if (value := _decoded(match.group(), dimensions)) is not None:
             yield value, match.start(), match.end()
 
 
@@ -123,12 +136,12 @@ def _offset_of(text: str, start: int, end: int, key: str) -> int:
     return match.start(1) if match else -1
 
 
-def _object_verdicts(text: str) -> list[_Verdict]:
+def _object_verdicts(text: str, dimensions: tuple[str, ...]) -> list[_Verdict]:
     verdicts = []
-    for obj, start, end in _json_objects(text):
+    for obj, start, end in _json_objects(text, dimensions):
         found: dict[str, tuple[object, int]] = {}
         for key, value in obj.items():
-            name = _canonical(str(key))
+            name = _canonical(str(key), dimensions)
             if name in found:
                 raise JudgementError(f"one object gives {name} twice")
             if name:
@@ -138,7 +151,7 @@ def _object_verdicts(text: str) -> list[_Verdict]:
     return verdicts
 
 
-def _line_verdict(text: str) -> _Verdict | None:
+def _line_verdict(text: str, dimensions: tuple[str, ...]) -> _Verdict | None:
     """The "Fluency: 4" lines, for graders that write no JSON; a dimension given twice is an error."""
     found: dict[str, tuple[object, int]] = {}
     pieces = []
@@ -148,7 +161,7 @@ def _line_verdict(text: str) -> _Verdict | None:
         end = text.find("\n", separator.start())
         end = len(text) if end == -1 else end
         match = _KEY_LINE.match(text, start, end)
-        if match and (name := _canonical(match.group(1))):
+        if match and (name := _canonical(match.group(1), dimensions)):
             if name in found:
                 raise JudgementError(f"{name} is given more than once: one verdict is expected")
             found[name] = (match.group(2), match.start(2))
@@ -186,34 +199,35 @@ def _quoted(verdict: _Verdict, text: str, candidate: str) -> bool:
     return all(_squeezed(piece) in source for piece in verdict.pieces)
 
 
-def _chosen(text: str, candidate: str) -> _Verdict:
+def _chosen(text: str, candidate: str, dimensions: tuple[str, ...]) -> _Verdict:
     """The reply's one complete verdict, or a JudgementError saying why there is none."""
-    verdicts = _object_verdicts(text)
+    verdicts = _object_verdicts(text, dimensions)
     if not verdicts:
-        line = _line_verdict(text)
+        line = _line_verdict(text, dimensions)
         verdicts = [line] if line else []
     if not verdicts:
         raise JudgementError("no scores found in the grader's reply")
-    complete = [v for v in verdicts if len(v.found) == len(DIMENSIONS)]
+    complete = [v for v in verdicts if len(v.found) == len(dimensions)]
     if len(complete) > 1:
         raise JudgementError(f"the reply holds {len(complete)} complete verdicts: give exactly one")
     if not complete:
         best = max(verdicts, key=lambda v: len(v.found))
-        missing = ", ".join(d for d in DIMENSIONS if d not in best.found)
+        missing = ", ".join(d for d in dimensions if d not in best.found)
         raise JudgementError(f"missing dimension(s): {missing}")
     if _quoted(complete[0], text, candidate):
         raise JudgementError("the only verdict in the reply is quoted from the candidate: give your own")
     return complete[0]
 
 
-def parse_judgement(text: str, candidate: str = "") -> Judgement:
-    """The five scores in ``text`` (``candidate``: the graded answer, so a verdict copied from it
-    is recognised); raises ``JudgementError`` saying what is missing or wrong."""
+def parse_judgement(text: str, candidate: str = "", dimensions: tuple[str, ...] = DIMENSIONS) -> Judgement:
+    """The scores of ``dimensions`` (the judge variant's; the paper's five by default) in ``text``
+    (``candidate``: the graded answer, so a verdict copied from it is recognised); raises
+    ``JudgementError`` saying what is missing or wrong."""
     if len(text) > MAX_REPLY_CHARS:
         raise JudgementError(f"the reply is {len(text):,} characters, over the {MAX_REPLY_CHARS:,} read")
-    verdict = _chosen(text, candidate)
+    verdict = _chosen(text, candidate, dimensions)
     scores, offsets = {}, {}
-    for dimension in DIMENSIONS:
+    for dimension in dimensions:
         value, offset = verdict.found[dimension]
         score = _as_score(value)
         if score is None or not 1 <= score <= 5:

@@ -1,6 +1,7 @@
 """The shape of the judge's reply, and how each provider is told to keep to it.
 
-The judge asks for one JSON object: the five dimensions, each an integer 1-5, no other keys.
+The judge asks for one JSON object: its variant's dimensions (the paper's five), each an integer 1-5,
+no other keys.
 The range is an enum, not minimum/maximum: Inspect strips those for OpenAI-compatible
 providers. Three paths:
 
@@ -20,16 +21,20 @@ from inspect_ai.util import JSONSchema
 
 from ...definitions import DIMENSIONS, NarrativeInfillError, OptionError, reply_key
 
-#: The keys of the authors' output format, in their order.
-REPLY_KEYS = tuple(reply_key(d) for d in DIMENSIONS)
 SCORES = [1, 2, 3, 4, 5]
 
-REPLY_SCHEMA = JSONSchema(
-    type="object",
-    properties={key: JSONSchema(type="integer", enum=SCORES) for key in REPLY_KEYS},
-    required=list(REPLY_KEYS),
-    additionalProperties=False,
-)
+
+def reply_schema(dimensions: tuple[str, ...] = DIMENSIONS) -> JSONSchema:
+    """The verdict's shape: each of the variant's dimensions under the authors' output key, an
+    integer 1-5, no other keys."""
+    keys = [reply_key(d) for d in dimensions]
+    return JSONSchema(
+        type="object",
+        properties={key: JSONSchema(type="integer", enum=SCORES) for key in keys},
+        required=keys,
+        additionalProperties=False,
+    )
+
 
 #: Providers whose Inspect model API turns ``response_schema`` into a constrained reply.
 _HOSTED = ("openai", "azureai", "anthropic", "google", "vertex", "mistral", "grok", "groq", "together")
@@ -56,20 +61,24 @@ def provider_of(model_name: str) -> str:
     return model_name.split("/", 1)[0]
 
 
-def reply_constraint(model_name: str, mode: str = "auto") -> tuple[str, GenerateConfig]:
-    """(path, config to merge into the grader call) for a grader ``provider/model``."""
+def reply_constraint(
+    model_name: str, mode: str = "auto", dimensions: tuple[str, ...] = DIMENSIONS
+) -> tuple[str, GenerateConfig]:
+    """(path, config to merge into the grader call) for a grader ``provider/model`` asked for
+    ``dimensions`` (the judge variant's)."""
     mode = structured_mode(mode)
+    schema_of_reply = reply_schema(dimensions)
     provider = provider_of(model_name)
     if mode == "off":
         return "none", GenerateConfig()
     if provider in GRAMMAR_PROVIDERS:
-        schema = REPLY_SCHEMA.model_dump(exclude_none=True)
+        schema = schema_of_reply.model_dump(exclude_none=True)
         return "grammar", GenerateConfig(
             extra_body={"response_format": {"type": "json_object", "schema": schema}}
         )
     if provider in SCHEMA_PROVIDERS:
         return "schema", GenerateConfig(
-            response_schema=ResponseSchema(name="judgement", json_schema=REPLY_SCHEMA, strict=True)
+            response_schema=ResponseSchema(name="judgement", json_schema=schema_of_reply, strict=True)
         )
     if mode == "on":
         raise StructuredOutputUnavailable(

@@ -184,7 +184,8 @@ def _judged(verdict: dict, judgement, output: ModelOutput, text: str, weighted: 
 async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) -> dict:
     """One grader's verdict on one candidate: its scores, or the failure; with every raw reply,
     the tokens spent, where the grader was reached and what the provider said it was."""
-    constraint, shape = reply_constraint(str(model), call.structured)
+    dimensions = dimensions_of(call.prompt.variant)
+    constraint, shape = reply_constraint(str(model), call.structured, dimensions)
     config = call.config.merge(shape)
     user = call.prompt.user(story, candidate)
     messages = _messages(call.prompt.system, user, call.system_role)
@@ -205,7 +206,7 @@ async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) 
         try:
             if output.stop_reason == "max_tokens":
                 raise JudgementError("the reply was cut off at the token limit")
-            judgement = parse_judgement(output.completion, candidate)
+            judgement = parse_judgement(output.completion, candidate, dimensions)
         except JudgementError as err:
             problem = str(err)
             messages = _retry_messages(call, user, problem)
