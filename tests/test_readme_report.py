@@ -70,8 +70,9 @@ def test_the_baselines_table_is_folded_to_a_line_per_setting():
     summary = baselines_summary(runs)
     assert summary.loc["l2", "not above context"] == "1 of 2: a"
     assert summary.loc["l3", "not above context"] == "0 of 1"
-    assert summary.loc["l2", "baseline/context AtAvg"] == "0.350" and summary.loc["l2", "models AtAvg"] == "0.300..0.400"
+    assert summary.loc["l2", "baseline/context AtAvg"] == 0.35 and summary.loc["l2", "models AtAvg"] == "0.300..0.400"
     assert f"(`{BASELINES_TABLE}`, folded to a line per setting)" in section and "1 of 2: a" in section
+    assert " 0.000 |" in section and " 0.350 |" in section  # three decimals, not "0" and "0.35"
     assert list(summary.columns[:2]) == ["baseline/empty AtAvg", "baseline/context AtAvg"]  # floor first
 
 

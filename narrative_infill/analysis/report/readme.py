@@ -146,10 +146,7 @@ def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
         baselines, models = runs[runs["baseline"].astype(bool)], runs[~runs["baseline"].astype(bool)]
         below = sorted(models.index[models["vs context"] == NOT_ABOVE].str.removeprefix("replay/"))
         rows[setting] = {
-            **{
-                f"{run} AtAvg": f"{baselines.loc[run, 'AtAvg']:.3f}"
-                for run in _in_rule_order(baselines.index)
-            },
+            **{f"{run} AtAvg": baselines.loc[run, "AtAvg"] for run in _in_rule_order(baselines.index)},
             "models AtAvg": f"{models['AtAvg'].min():.3f}..{models['AtAvg'].max():.3f}",
             "not above context": f"{len(below)} of {len(models)}"
             + (f": {', '.join(below)}" if below else ""),
@@ -174,7 +171,7 @@ def render_section(report: Report, runs: list[Run], command: str) -> str:
             "",
             f"**The models beside the null baselines** (`{BASELINES_TABLE}`, folded to a line per setting):",
             "",
-            _markdown(baselines_summary(report.tables[BASELINES_TABLE])),
+            baselines_summary(report.tables[BASELINES_TABLE]).to_markdown(floatfmt=".3f"),
         ]
     if report.notes:
         lines += ["", *(f"- {note}" for note in report.notes)]
