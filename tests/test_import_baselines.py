@@ -73,6 +73,25 @@ def test_a_files_model_named_like_a_baseline_is_not_taken_for_one(tmp_path):
     assert log.eval.model == "replay/baseline/context" and not is_baseline(log.eval.model)
 
 
+def test_an_instance_asked_for_in_two_formats_is_answered_in_each(tmp_path):
+    """Found by the attack pass: the first row's prompt decided the format for every row of the instance."""
+    tagged, bare = rows()[0], {**rows()[0], "model": "m/bare", "prompt_text": STORY + "\n\nFill in the blank."}
+    locations = import_generations([write(tmp_path / "gen.jsonl", [tagged, bare])], str(tmp_path / "logs"),
+                                   baselines=["context"])  # fmt: skip
+    context = logs_by_model(locations)[("baseline/context", "l2")]
+    assert sorted(s.output.completion for s in context.samples) == sorted(
+        [context_answer(STORY), f"<ANSWER>{context_answer(STORY)}</ANSWER>"]
+    )
+
+
+def test_a_gold_of_invisible_characters_is_refused(tmp_path):
+    from narrative_infill.analysis.import_rows import ImportRowError
+
+    source = write(tmp_path / "gen.jsonl", [{**rows()[0], "gold_answer": "\u200b\u2060"}])
+    with pytest.raises(ImportRowError, match="row 1.*gold_answer"):
+        import_generations([source], str(tmp_path / "logs"), baselines=["neighbour"])
+
+
 def test_extraction_without_score_is_refused(tmp_path, capsys):
     source = write(tmp_path / "gen.jsonl", rows())
     assert main(["import", source, "-o", str(tmp_path / "logs"), "--extraction", "published"]) == 1

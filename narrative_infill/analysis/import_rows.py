@@ -21,6 +21,7 @@ from typing import Any
 
 from ..data.jsonl import check_columns, iter_jsonl, read_csv_frame
 from ..data.records import MASKED_SENTENCES, blank_problem, id_key, parse_integer
+from ..data.text import is_invisible
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, is_missing
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
@@ -126,7 +127,7 @@ def _missing(record: dict[str, Any]) -> list[str]:
     if text_field(record.get("response")) is None:
         missing.append("response")
     gold = text_field(record.get("gold_answer")) or text_field(record.get("answer"))
-    if not gold or not gold.strip():
+    if not gold or is_invisible(gold):  # a zero-width space is no gold either
         missing.append("gold_answer (or answer)")
     if "id" in record and not (text_field(record["id"]) or "").strip():
         missing.append("id (leave the field out to number the rows)")

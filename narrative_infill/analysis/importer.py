@@ -80,15 +80,17 @@ def baseline_rows(rows: list[ImportedRow], rules: list[str]) -> list[ImportedRow
     answers the package's tasks. ``n`` is the row's, else the gold's sentence count."""
     from ..data.baselines import baseline_answer, check_baseline
     from ..data.text import split_sentences
-    from ..solvers.baseline_model import answer_format
+    from ..solvers.baseline_model import ANSWER_TAG, answer_format
 
-    instances: dict[tuple[str, str, str], ImportedRow] = {}
+    # an instance per format too: where prompts of one setting differ in asking for tags, each is answered
+    instances: dict[tuple[str, str, str, bool], ImportedRow] = {}
     for row in rows:
         problem, gold = str(row.record["problem"]), _gold(row.record)
-        instances.setdefault((row.task, problem, gold), row)
+        prompt = text_field(row.record.get("prompt_text")) or problem
+        instances.setdefault((row.task, problem, gold, ANSWER_TAG in prompt), row)
     answered = []
     for rule in map(check_baseline, rules):
-        for (_, problem, gold), row in instances.items():
+        for (_, problem, gold, _), row in instances.items():
             n = integer_field(row.record.get("n")) or max(1, len(split_sentences(gold, "prose")))
             prompt = text_field(row.record.get("prompt_text")) or problem
             answer = baseline_answer(rule, problem, n, gold=partial(str, gold))
