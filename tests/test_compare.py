@@ -74,7 +74,7 @@ def test_the_command_prints_the_paired_table_and_writes_json(runs, tmp_path, cap
     a, b, _ = runs
     assert main(["compare", a, b, "--resamples", "200"]) == 0
     printed = capsys.readouterr().out
-    assert "shared: 18 instances of" in printed and "| fluency |" in printed
+    assert "shared: 18 instances of" in printed and "| fluency |" in printed and "| 18 |" in printed
     assert (
         main(["compare", a, b, "--resamples", "200", "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
     )

@@ -147,7 +147,7 @@ def compare_runs(
         "power": POWER,
         "seed": seed,
         "resamples": resamples,
-        "rows": [{k: none_if_nan(v) if k != "quantity" else v for k, v in row.items()} for row in rows],
+        "rows": [{k: none_if_nan(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows],
     }
 
 
