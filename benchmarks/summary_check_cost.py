@@ -13,6 +13,13 @@ import time
 from pathlib import Path
 
 
+def _seconds(step, logs: list[str]) -> tuple[float, list]:
+    """(wall seconds, results) of ``step`` run on every log."""
+    started = time.perf_counter()
+    results = [step(location) for location in logs]
+    return time.perf_counter() - started, results
+
+
 def main() -> None:
     from inspect_ai.log import read_eval_log_sample_summaries
 
@@ -21,13 +28,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", type=Path)
     logs = sorted(str(p) for p in parser.parse_args().logs.rglob("*.eval"))
-    started = time.perf_counter()
-    samples = sum(len(read_eval_log_sample_summaries(location)) for location in logs)
-    inspect_s = time.perf_counter() - started
-    started = time.perf_counter()
-    for location in logs:
-        check_log(location)
-    check_s = time.perf_counter() - started
+    inspect_s, summaries = _seconds(read_eval_log_sample_summaries, logs)
+    check_s, _ = _seconds(check_log, logs)
+    samples = sum(map(len, summaries))
     print(
         f"logs={len(logs)} samples={samples} check_seconds={check_s:.1f} "
         f"check_ms_per_sample={1000 * check_s / samples:.3f} inspect_summaries_seconds={inspect_s:.1f}"

@@ -10,7 +10,7 @@ refuse a log where the two disagree, or where a sample has one and not the other
 
 The records and summaries are read straight from the zip as JSON, not through Inspect's reader,
 which validates each whole transcript (reading the records took 0.3 ms a sample this way and 4.4 ms
-through Inspect; the whole check costs about 0.65-1 ms a sample on a loaded 2-core machine, see
+through Inspect; the whole check costs about 0.5-1 ms a sample on a loaded 2-core machine, see
 docs/summaries.md).
 """
 
