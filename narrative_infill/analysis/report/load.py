@@ -33,6 +33,7 @@ import pandas as pd
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from ..sample_records import check_log
+from .baselines import BASELINE_PREFIX, is_baseline
 from .cells import label_runs, run_identity
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
@@ -221,7 +222,7 @@ def model_name(model: str) -> str:
     whose name is a null baseline's (``replay/baseline/context``): only the package's own baseline
     rows are named ``baseline/<rule>``, a file's model field cannot pass a model off as one."""
     name = re.sub(r"^replay/", "", str(model))
-    return str(model) if name.startswith("baseline/") else name
+    return str(model) if is_baseline(name) else name
 
 
 class ForgedBaselineError(NarrativeInfillError, ValueError):
@@ -229,16 +230,18 @@ class ForgedBaselineError(NarrativeInfillError, ValueError):
 
 
 def check_baseline_log(location: str) -> None:
-    """Every answer of a ``baseline/<rule>`` log is the rule's answer to its sample (bare or in
-    ``<ANSWER>`` tags): an edited header cannot hide a model among the baselines or stand in for
-    the context baseline the models are marked against."""
+    """When the log names a ``baseline/<rule>`` model, every answer is the rule's answer to its
+    sample (bare or in ``<ANSWER>`` tags): an edited header cannot hide a model among the baselines
+    or stand in for the context baseline the models are marked against. Other logs pass."""
     from inspect_ai.log import read_eval_log_samples
 
     from ...data.baselines import BaselineError, baseline_answer, check_baseline
     from ...solvers.baseline_model import ANSWER_TAG
 
     header = read_log(location)
-    rule = str(header.eval.model).removeprefix("baseline/")
+    if not is_baseline(header.eval.model):
+        return
+    rule = str(header.eval.model).removeprefix(BASELINE_PREFIX)
     try:
         check_baseline(rule)
     except BaselineError as err:
@@ -294,8 +297,7 @@ def load_samples(paths: list[str]) -> LoadedLogs:
         )
     for location in selected:  # the frame is read from the summaries: they must be the records'
         check_log(location)
-        if str(read_log(location).eval.model).startswith("baseline/"):
-            check_baseline_log(location)
+        check_baseline_log(location)
     samples = samples_df(selected, columns=_columns(), quiet=True, parallel=len(selected) > 1)
     evals = evals_df(selected, quiet=True)
     evals["setting"] = [
