@@ -43,6 +43,8 @@ def _session_cache(tmp_path_factory):
     by what had run before on the machine)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
+        # and their logs: without it a fixture's eval wrote into the checkout's ./logs
+        patch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("session-logs")))
         patch.setenv("HF_HUB_OFFLINE", "1")
         patch.setenv("HF_DATASETS_OFFLINE", "1")
         yield
@@ -55,6 +57,7 @@ def _module_cache(tmp_path_factory):
     test_submission's constant one) would otherwise read each other's cached replies."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("module-model-cache")))
+        patch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("module-logs")))
         yield
 
 
