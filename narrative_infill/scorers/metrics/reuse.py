@@ -2,10 +2,10 @@
 
 Definition: the answer's distinct content words (words read as the copy guard reads them,
 ``copying.folded_words``: compatibility forms, invisible characters, accents, case and look-alike
-letters folded; scikit-learn's English stop words dropped; NLTK's Snowball stem of each) that
-also occur, stemmed alike, in the context (the problem with its blank removed), as a share of
-``max(distinct content words, STORY_REUSE_MIN_WORDS)``. An answer without content words reuses
-nothing (0).
+letters folded; scikit-learn's English stop words and single characters dropped; NLTK's Snowball
+stem of each) that also occur, stemmed alike, in the context (the problem with its blank removed),
+as a share of ``max(distinct content words, STORY_REUSE_MIN_WORDS)``. An answer without content
+words reuses nothing (0).
 
 Why this measure: ``context_copy`` reads runs of three words in the story's order, so the story's
 words swapped in pairs, sorted, interleaved or thinned keep most of the copy's AtAvg and read ~0
@@ -44,7 +44,8 @@ def _content_stem():
     stem = cache(SnowballStemmer("english").stem)
 
     def content_stem(word: str) -> str | None:
-        return None if word in ENGLISH_STOP_WORDS else stem(word)
+        # Single characters are the leftovers of split possessives and contractions ("Saturn's").
+        return None if len(word) < 2 or word in ENGLISH_STOP_WORDS else stem(word)
 
     return content_stem
 
