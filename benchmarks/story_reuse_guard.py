@@ -15,7 +15,10 @@ extracts each response with ``ours`` (the default) and ``published``, and prints
 The rules are the issue's table (and a few of the same kind); they are built here, not in the
 package: the package's null rules are ``data.baselines``. Deterministic (scrambling is seeded).
 
-Usage: nice python benchmarks/story_reuse_guard.py [--n 9800]
+With ``--atavg`` it prints instead each rule's AtAvg on the packaged MiniLM backbones (one answer
+per problem, raw and through ``ours``), to see whether what the guard lets through pays.
+
+Usage: nice python benchmarks/story_reuse_guard.py [--n 9800] [--atavg]
 """
 
 from __future__ import annotations
@@ -198,6 +201,27 @@ def rule_figures(rows: list[dict]) -> None:
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def atavg_figures(rows: list[dict]) -> None:
+    """Each rule's AtAvg (packaged MiniLM backbones), raw and through ``ours``, one answer per problem
+    (the mean over the problems, not weighted by responses): whether what the guard misses pays."""
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    problems = {r["problem"]: r for r in rows}
+    pairs = []
+    for name, rule in RULES.items():
+        for problem, row in problems.items():
+            for way in ("raw", "ours"):
+                answer = rule(problem) if way == "raw" else _extracted("ours", row, rule(problem))
+                pairs.append((name, way, answer, row["gold_answer"]))
+    results = score_pairs([p[2] for p in pairs], [p[3] for p in pairs], resolve_backbones("minilm"))
+    means: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (name, way, _, _), result in zip(pairs, results):
+        means[(name, way)].append(result.values["atavg"])
+    print(f"\n## AtAvg (MiniLM) of each rule over the {len(problems)} problems: raw | ours")
+    for name in RULES:
+        print(f"  {fmean(means[(name, 'raw')]):.3f} | {fmean(means[(name, 'ours')]):.3f}  {name}")
+
+
 def cost(rows: list[dict]) -> None:
     from narrative_infill.extraction import extract_with
     from narrative_infill.scorers.metrics.reuse import story_reuse
@@ -214,10 +238,14 @@ def cost(rows: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None, help="responses (default: all)")
+    parser.add_argument("--atavg", action="store_true", help="only each rule's AtAvg (MiniLM scoring)")
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     rows = load_rows(args.n)
     print(f"{len(rows)} responses, {len({r['problem'] for r in rows})} problems")
+    if args.atavg:
+        atavg_figures(rows)
+        return
     cost(rows)
     real_figures(rows)
     rule_figures(rows)

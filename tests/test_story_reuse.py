@@ -35,7 +35,6 @@ RULES = _guard_benchmark().RULES
 LIMITS = (
     "story scrambled, content words inflected",
     "story scrambled, one letter doubled in each word",
-    "story scrambled, three words of its own added",
 )
 #: The issue's table and rules of the same kind.
 FLAGGED_RULES = [name for name in RULES if name not in LIMITS]
@@ -95,9 +94,15 @@ def test_function_words_swapped_and_words_inflected_are_still_the_story():
 
 
 def test_a_filler_word_repeated_counts_once():
-    padded = "months um coins um Maya um saved um watched um rings um Saturn um night um"
-    assert story_reuse(padded, PROBLEM) == pytest.approx(8 / 9)
+    padded = "months um coins um Maya um saved um rings um Saturn um"
+    assert story_reuse(padded, PROBLEM) == pytest.approx(6 / 7)
     assert is_story_reuse(story_reuse(padded, PROBLEM))
+
+
+def test_the_whole_story_padded_with_words_of_its_own_is_still_flagged():
+    """Every content word of the story is there: the smaller set (the story's) is all shared."""
+    padded = f"{RULES['story scrambled'](PROBLEM)} purple galaxy violin quietly forgot seven lanterns"
+    assert story_reuse(padded, PROBLEM) == 1.0
 
 
 def test_answers_that_reuse_names_and_nouns_with_words_of_their_own_are_not_flagged():
@@ -117,28 +122,22 @@ def test_a_short_answer_is_read_over_at_least_five_content_words():
 
 
 @pytest.mark.shared
-@pytest.mark.slow  # extracts the 9,800 real outputs twice (about a minute on 2 cores)
+@pytest.mark.slow  # extracts the 9,800 real outputs (about half a minute on 2 cores)
 def test_the_guard_flags_few_of_the_twenty_real_models_answers():
-    """Measured (in-sample, the threshold was chosen on this data; docs/baselines.md): 1.9% of all
-    answers and at most 6.3% of one model's under the default extraction; under ``published``, whose
-    answers often restate the story, at most 7.6% of one model's are flagged without being copies."""
-    from narrative_infill.definitions import is_copied
-    from narrative_infill.scorers.metrics.copying import context_copy
-
+    """Measured (in-sample: the threshold was chosen on this data; docs/baselines.md), under the
+    default extraction: 2.7% of all outputs flagged, at most 7.4% of one model's. (Under
+    ``published`` whole reasoning traces and restated stories are the answers, and hold the story's
+    every content word: the page states those shares; that extraction is not ranked.)"""
     path = ROOT.parent / "shared" / "data" / "extraction" / "responses.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) == 9800
-    for extraction, overall, per_model in (("ours", 0.02, 0.065), ("published", 0.03, 0.08)):
-        flags: dict[str, list[bool]] = defaultdict(list)
-        for row in rows:
-            answer = extract_with(extraction, row["response"], row["problem"]).text
-            flagged = bool(is_story_reuse(story_reuse(answer, row["problem"])))
-            if extraction == "published":  # counted: the flags that are not copies of the story
-                flagged = flagged and not is_copied(context_copy(answer, row["problem"]))
-            flags[row["model"]].append(flagged)
-        shares = {model: fmean(f) for model, f in flags.items()}
-        assert len(shares) == 20 and fmean(shares.values()) <= overall, (extraction, shares)
-        assert max(shares.values()) <= per_model, (extraction, STORY_REUSE_THRESHOLD, shares)
+    flags: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        answer = extract_with("ours", row["response"], row["problem"]).text
+        flags[row["model"]].append(bool(is_story_reuse(story_reuse(answer, row["problem"]))))
+    shares = {model: fmean(f) for model, f in flags.items()}
+    assert len(shares) == 20 and fmean(shares.values()) <= 0.03, shares
+    assert max(shares.values()) <= 0.075, (STORY_REUSE_THRESHOLD, shares)
 
 
 def _scrambler(messages, tools, tool_choice, config):

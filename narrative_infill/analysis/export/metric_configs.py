@@ -70,7 +70,7 @@ SPECS: dict[str, MetricSpec] = {
         True,
         0.0,
         1.0,
-        "share of the answer's distinct content words (stemmed) found in the story, in any order",
+        "content words (stemmed) shared with the story, in any order, over the smaller set's count",
     ),
     "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the judge's dimensions"),
     "grader_failed": MetricSpec(
