@@ -255,6 +255,13 @@ def cost(rows: list[dict]) -> None:
         story_reuse(answer, row["problem"])
     elapsed = time.perf_counter() - started
     print(f"\n## cost: {len(rows)} answers in {elapsed:.2f} s: {elapsed / len(rows) * 1e6:.0f} us per answer")
+    for name, hostile in (
+        ("one 32,768-letter word", "a" * 32768),
+        ("5,000 distinct words", " ".join(f"w{i}" for i in range(5000))),
+    ):
+        started = time.perf_counter()
+        story_reuse(hostile, rows[0]["problem"])
+        print(f"  hostile answer, {name}: {time.perf_counter() - started:.3f} s")
 
 
 def main() -> None:
