@@ -41,8 +41,8 @@ ALPHA = 0.01
 MARGIN = 0.1
 #: The smallest K whose best p-value (2**-K, every d above MARGIN) is below ALPHA: 7 at 0.01.
 MIN_K = math.ceil(math.log2(1 / ALPHA))
-#: Sign flips drawn for the p-value where K is too large to list all 2**K (p >= 1 / 20,000).
-RESAMPLES = 19_999
+#: Sign flips drawn for the p-value where K is too large to list all 2**K (p >= 1 / 10,000).
+RESAMPLES = 9_999
 #: Grader calls in flight at once during a re-judge.
 CONCURRENT = 8
 
@@ -140,7 +140,7 @@ async def _rejudge_all(grader: Any, asked: list[_Asked]) -> list[float | None]:
 
 def inflation_p_value(differences: list[float], seed: int) -> float:
     """One-sided sign-flip p-value of "the differences, each shrunk toward 0 by MARGIN, have a
-    positive mean": exact (all 2**K sign patterns) up to K = 14, else from RESAMPLES flips drawn
+    positive mean": exact (all 2**K sign patterns) up to K = 13, else from RESAMPLES flips drawn
     from ``seed``. Shrinking keeps each difference's sign, so a symmetric d stays symmetric."""
     import numpy as np
     from scipy.stats import permutation_test
