@@ -106,3 +106,16 @@ def test_rejudge_20_passes_the_honest_entry_and_fails_a_partial_inflater(served)
         inflater = rejudge(*entries["inflater"], HONEST, 20, seed=seed)
         caught += [seed for failure in inflater.failures if failure.startswith(CAUGHT)]
     assert caught == [0, 1, 2, 3, 5, 6, 7, 8, 9]
+
+
+def test_a_different_honest_model_that_is_not_harsher_passes_the_honest_entry(served):
+    """The stand-in ``other`` judge disagrees with ``honest`` by a point on about 30% of the
+    dimensions, as often up as down: at K = 20 with seeds 0-9 its re-judge passes the honest entry
+    each time (the rate against a harsher model is measured in benchmarks/rejudge_power.py)."""
+    root, _ = served
+    document = json.loads((root / "honest.json").read_text(encoding="utf-8"))
+    runs = read_settings([str(root / "honest")])
+    results = [rejudge(document, runs, "openai-api/standin/other", 20, seed=seed) for seed in range(10)]
+    assert [r.failures for r in results] == [[]] * 10
+    assert {round(r.submitted - r.fresh, 1) for r in results} <= {-0.1, 0.0, 0.1}  # they differ, a little
+    assert any(r.submitted != r.fresh for r in results)
