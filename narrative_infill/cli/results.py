@@ -91,11 +91,18 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _check_counts(args: argparse.Namespace) -> None:
     """--sample, --regenerate and --rejudge are counts: a bad one fails before anything runs."""
-    least = {"sample": 0, "regenerate": 1, "rejudge": 1}
+    from ..analysis.submission.rejudge import RejudgeError, check_k
+
+    least = {"sample": 0, "regenerate": 1}
     for option, minimum in least.items():
         value = getattr(args, option, None)
         if value is not None and value < minimum:
             raise OptionError(f"--{option} must be at least {minimum}, got {value}")
+    if getattr(args, "rejudge", None) is not None:
+        try:
+            check_k(args.rejudge)  # a K that can never fail is refused before anything runs
+        except RejudgeError as err:
+            raise OptionError(str(err)) from None
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
