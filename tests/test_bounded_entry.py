@@ -184,3 +184,14 @@ def test_a_parquet_file_is_refused_from_its_footer_before_its_rows_are_read(tmp_
     monkeypatch.setattr(limits, "MAX_ROWS", 100)
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", path.stat().st_size + 1)  # the file itself is within it
     assert "row groups declare" in refused(load_benchmark, str(path))
+
+
+def test_a_parquet_footer_declaring_too_much_metadata_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist([RECORD]), path)
+    monkeypatch.setattr(pq, "ParquetFile", lambda *a, **k: pytest.fail("the footer was parsed"))
+    monkeypatch.setattr(limits, "MAX_PARQUET_FOOTER_BYTES", 64)
+    assert "its footer declares" in refused(load_benchmark, str(path))

@@ -18,7 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..definitions import NarrativeInfillError, as_list
 from .jsonl import csv_rows, iter_jsonl
-from .limits import check_fields, check_file_size, check_parquet, check_rows
+from .limits import check_fields, check_parquet, check_parquet_footer, check_rows
 from .narrative import NARRATIVE, narrative_key
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, id_key, parse_record
 
@@ -70,7 +70,7 @@ def _rows_from_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     import pyarrow.parquet as pq
 
     try:
-        check_file_size(path, DataSourceError)
+        check_parquet_footer(path, DataSourceError)  # before pyarrow parses the footer
         parquet = pq.ParquetFile(path)
         check_parquet(parquet.metadata, path, DataSourceError)  # before any row group is read
         table = parquet.read()

@@ -25,6 +25,9 @@ MAX_FIELD_CHARS = 131_072
 #: of a spreadsheet of real generations compresses 3 to 10 times; the issue's 67 KB zip bomb held a
 #: 64 MB cell (about 1,000 times).
 MAX_COMPRESSION_RATIO = 100
+#: Bytes of a parquet file's footer (its schema and row-group metadata), read before pyarrow parses
+#: it: a benchmark file's footer is a few KB.
+MAX_PARQUET_FOOTER_BYTES = 2**20
 #: Members this small are not checked for their ratio (a sheet of one repeated row compresses well).
 RATIO_CHECKED_FROM_BYTES = 2**20
 
@@ -116,6 +119,24 @@ def check_xlsx(path: Path, error: type[Exception]) -> None:
                 f"{_size(member.compress_size)} ({ratio:,.0f} times; at most {MAX_COMPRESSION_RATIO}): "
                 "a zip bomb, not a spreadsheet of generations"
             )
+
+
+def check_parquet_footer(path: Path, error: type[Exception]) -> None:
+    """Refuse a parquet file whose footer declares more than ``MAX_PARQUET_FOOTER_BYTES``, from the
+    eight bytes that end the file (the footer's length and ``PAR1``), before pyarrow parses it. A
+    file that does not end so is left to pyarrow (it names what is wrong)."""
+    check_file_size(path, error)
+    with open(path, "rb") as handle:
+        if handle.seek(0, 2) < 8:
+            return
+        handle.seek(-8, 2)
+        tail = handle.read(8)
+    declared = int.from_bytes(tail[:4], "little")
+    if tail[4:] == b"PAR1" and declared > MAX_PARQUET_FOOTER_BYTES:
+        raise error(
+            f"{path}: its footer declares {_size(declared)} of metadata (at most "
+            f"{_size(MAX_PARQUET_FOOTER_BYTES)}); a benchmark file's footer is a few KB"
+        )
 
 
 def check_parquet(metadata: Any, path: Path, error: type[Exception]) -> None:
