@@ -193,6 +193,11 @@ DAMAGES = {
         "field 'configs': missing",
     ),
     "no-samples": (lambda results, samples: samples.unlink(), "task narrative_infill_l2 has no samples file"),
+    # issue 44: a model name that would render as another is refused, naming the field
+    "look-alike-name": (
+        _edit_results(lambda text: json.dumps({**json.loads(text), "model_name": "smollm2\u202e"})),
+        r"results_.*\.json: field 'model_name': 'smollm2\\u202e' holds U\+202E \(RIGHT-TO-LEFT OVERRIDE\)",
+    ),
     # issue 44: every reader is bounded; an answer over the field limit is refused by line and field
     "huge-response": (
         _edit_doc(["resps"], [["word " * (MAX_FIELD_CHARS // 5 + 1)]]),
