@@ -5,12 +5,12 @@ sentences), and the score records how much it did not read."""
 
 from __future__ import annotations
 
+from helpers import mock_model
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.solver import generate
 from test_judge import VALID, grader
 
-from helpers import mock_model
 from narrative_infill.extraction import MAX_TEXT_CHARS
 from narrative_infill.scorers.answer import bounded_answer
 from narrative_infill.scorers.judge import judge
