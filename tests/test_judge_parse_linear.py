@@ -49,6 +49,8 @@ SHAPES = {
     "unterminated-string": lambda n: '{"Fluency": "' + "x" * n,
     "key-in-object-repeated": lambda n: '{"Fluency": "' + _repeat('Fluency": ', n) + '"}',
     "dashes-and-stars": lambda n: _repeat("-*#", n),
+    # issue 44: the slot shape that was quadratic in the examples stage, for every reader of model output
+    "slot-opens": lambda n: _repeat("{{a", n),
 }
 
 

@@ -66,6 +66,12 @@ SHAPES: dict[str, Callable[[int], object]] = {
     "published_spaces": lambda size: extract_published("<ANSWER>" + " " * size + "x"),
     "published_opens": lambda size: extract_published("<ANSWER>" * (size // 8)),
     "eos_spaces": lambda size: (split_sentences(" " * size + "x", "rocstories"), remove_eos(" " * size)),
+    # Issue 44: a slot opened and never closed, repeated ("{{a{{a..."): the examples stage's slot
+    # pattern rescanned the rest of the text from each opening (2.2 s at 64 KB). Every reader of
+    # model output gets it.
+    "slot_opens": _ours(lambda size: "{{a" * (size // 3)),
+    "slot_opens_published": lambda size: extract_published("{{a" * (size // 3)),
+    "slot_opens_sentences": lambda size: split_sentences("{{a" * (size // 3), "rocstories"),
 }
 
 

@@ -18,6 +18,7 @@ from inspect_ai.log import read_eval_log
 
 from narrative_infill.analysis.importer import score_logs
 from narrative_infill.analysis.lm_eval_import import LmEvalImportError, import_lm_eval
+from narrative_infill.data.limits import MAX_FIELD_CHARS
 from narrative_infill.lm_eval import include_path
 
 pytestmark = pytest.mark.heavy  # lm-eval (the [lm-eval] extra) and the MiniLM backbone
@@ -192,6 +193,16 @@ DAMAGES = {
         "field 'configs': missing",
     ),
     "no-samples": (lambda results, samples: samples.unlink(), "task narrative_infill_l2 has no samples file"),
+    # issue 44: a model name that would render as another is refused, naming the field
+    "look-alike-name": (
+        _edit_results(lambda text: json.dumps({**json.loads(text), "model_name": "smollm2\u202e"})),
+        r"results_.*\.json: field 'model_name': 'smollm2\\u202e' holds U\+202E \(RIGHT-TO-LEFT OVERRIDE\)",
+    ),
+    # issue 44: every reader is bounded; an answer over the field limit is refused by line and field
+    "huge-response": (
+        _edit_doc(["resps"], [["word " * (MAX_FIELD_CHARS // 5 + 1)]]),
+        SAMPLES + r", row 2: field 'resps\[0\]\[0\]': 131,075 characters \(at most 131,072\)",
+    ),
 }
 
 

@@ -97,7 +97,10 @@ def test_serve_stops_its_command_and_names_a_sigill_of_the_server(standin, tmp_p
         result.stderr
     ), result.stderr
     assert "stand-in: executing tileloadd" in result.stderr  # the end of the server's log
-    assert "were stopped (SIGINT to its process group; its exit status 130)" in result.stderr
+    assert (
+        "the command was asked to stop: SIGINT to its process group; all its processes have ended "
+        "(its exit status 130)"
+    ) in result.stderr
     assert mark.read_text() == "request failed: RemoteDisconnected; interrupted"
     assert not port_in_use(port)
     Path(result.stderr.split("end of the server's log (")[1].split("):")[0]).unlink()

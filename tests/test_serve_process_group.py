@@ -86,7 +86,8 @@ def test_a_dead_server_stops_the_grandchildren_of_a_served_script(standin, tmp_p
     assert_stopped(pid, what="the grandchild")
     assert serve.returncode == 1, output
     assert "the model server was killed by SIGILL" in output
-    assert "the command and every process it started were stopped (SIGINT to its process group" in output
+    assert "the command was asked to stop: SIGINT to its process group; " in output
+    assert "all its processes have ended" in output
     assert not mark.exists()
     assert not port_in_use(port)
     Path(output.split("end of the server's log (")[1].split("):")[0]).unlink()
@@ -116,7 +117,15 @@ def test_a_group_that_ignores_the_stop_is_terminated_then_killed(monkeypatch, tm
     ended = child.run_forwarding_signals(command, dict(os.environ), stop_when=grand.exists)
     pids = [int(Path(f"{mark}{suffix}").read_text()) for suffix in (".pid", ".grand")]
     assert_stopped(*pids, what="a process of the group")
-    assert ended == child.Ended(-signal.SIGKILL, None, "SIGINT then SIGTERM then SIGKILL")
+    assert (ended.status, ended.asked, ended.signals) == (
+        -signal.SIGKILL,
+        None,
+        "SIGINT then SIGTERM then SIGKILL",
+    )
+    assert [step.split(":")[0] for step in ended.escalations] == [
+        "still running 0.5 s after SIGINT, sent SIGTERM",
+        "still running 0.5 s after SIGTERM, sent SIGKILL",
+    ]
 
 
 def test_what_a_command_leaves_running_is_stopped_when_it_ends(tmp_path):
@@ -131,7 +140,10 @@ def test_what_a_command_leaves_running_is_stopped_when_it_ends(tmp_path):
     )
     pid = int(Path(f"{mark}.pid").read_text())
     assert_stopped(pid, what="the background job")
-    assert ended == child.Ended(3, None, "SIGTERM")
+    assert (ended.status, ended.asked, ended.signals) == (3, None, "SIGTERM")
+    [left] = ended.escalations
+    assert left.startswith(f"left running when the command ended, sent SIGTERM: pid {pid} (")
+    assert ended.account() == f"{left}; all its processes have ended (its exit status 3)"
 
 
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])

@@ -15,11 +15,12 @@ or field given twice and a lone surrogate (:mod:`..data.jsonl`).
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..data.jsonl import check_columns, iter_jsonl, read_csv_frame
+from ..data.limits import check_rows, check_xlsx, oversized_fields
 from ..data.records import MASKED_SENTENCES, blank_problem, id_key, parse_integer
 from ..data.text import is_invisible
 from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, is_missing
@@ -35,6 +36,15 @@ REASONING_NAMES = {
     **{name: name for name in PARADIGMS},
 }
 REQUIRED = ("problem", "response", "model")
+#: Fields that hold text: a JSON list, number or object there is refused, not turned into text.
+TEXT_FIELDS = (*REQUIRED, "gold_answer", "answer", "prompt_text")
+#: Scripts a model name may mix (Unicode's "highly restrictive" profile, UTS #39): Latin with the
+#: scripts of Chinese, Japanese and Korean; any other mix is refused as a possible look-alike.
+MIXED_SCRIPTS_ALLOWED = (
+    frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "CJK", "BOPOMOFO"}),
+    frozenset({"LATIN", "CJK", "HANGUL"}),
+)
 #: Bad rows listed in the error before the rest are only counted.
 LISTED = 20
 FOLDED = "ids are compared after Unicode normalisation and case folding"
@@ -60,16 +70,20 @@ class ImportRowError(NarrativeInfillError, ValueError):
     """Rows that cannot be imported, each named by file, row and field."""
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The records of one generations file (.jsonl, .csv, .xlsx/.xls)."""
+def read_rows(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    """(row, record) of one generations file (.jsonl, .csv, .xlsx/.xls) within the input limits
+    (:mod:`..data.limits`); a JSONL line that is no record is added to ``problems``, and so is a
+    field over the limit. A number in a text column of a CSV or spreadsheet is text there (a model
+    named ``7``); in JSONL, where the file says which is which, it is refused (``TEXT_FIELDS``)."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return [record for _, record in iter_jsonl(path, ImportRowError)]
+        return list(iter_jsonl(path, ImportRowError, problems))
     import pandas as pd
 
     if suffix == ".csv":
         frame = read_csv_frame(path, ImportRowError, keep_default_na=False)
     elif suffix in (".xlsx", ".xls"):
+        check_xlsx(path, ImportRowError)  # a zip bomb is refused before it is unzipped
         try:
             header = pd.read_excel(path, header=None, nrows=1).iloc[0].tolist() if path.is_file() else []
             frame = pd.read_excel(path, keep_default_na=False)
@@ -78,7 +92,19 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         check_columns(header, str(path), ImportRowError)  # pandas renames a second "n" to "n.1"
     else:
         raise ImportRowError(f"{path}: expected .jsonl, .csv or .xlsx")
-    return frame.to_dict(orient="records")
+    check_rows(len(frame), str(path), ImportRowError)
+    rows = []
+    for row, record in enumerate(frame.to_dict(orient="records"), 1):
+        record.update({k: str(v) for k, v in record.items() if k in TEXT_FIELDS and _is_number(v)})
+        if oversized := oversized_fields(record):
+            problems.append(f"{path}, row {row}: {'; '.join(oversized)}")
+        else:
+            rows.append((row, record))
+    return rows
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not is_missing(value)
 
 
 def integer_field(value: Any) -> int | None:
@@ -134,8 +160,44 @@ def _missing(record: dict[str, Any]) -> list[str]:
     return missing
 
 
+def _not_text(record: dict[str, Any]) -> list[str]:
+    """The text fields of a row that hold something else (a JSON list, number or object)."""
+    return [
+        f"field {name!r}: expected text (a JSON string), got {type(record[name]).__name__}"
+        for name in TEXT_FIELDS
+        if name in record and not is_missing(record[name]) and not isinstance(record[name], str)
+    ]
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why a model name would render as another name, or None: it holds a
+    control or format character (a bidi override reorders what is shown; a zero-width one shows
+    nothing), or it mixes letters of scripts that share look-alike letters (``gpt-4`` with a
+    Cyrillic ``о``). Scripts are told apart by the characters' Unicode names: no library this
+    package uses gives the script property, and Latin with the CJK scripts (``Qwen-通义``) stays
+    allowed, as in Unicode's "highly restrictive" profile (UTS #39)."""
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            return (
+                f"holds U+{ord(char):04X} ({unicodedata.name(char, 'a control character')}), which changes "
+                "how the name renders; write the name without it"
+            )
+    scripts: dict[str, str] = {}
+    for char in unicodedata.normalize("NFKC", name):  # a fullwidth or mathematical "a" is Latin
+        if unicodedata.category(char).startswith("L"):
+            scripts.setdefault(unicodedata.name(char, "UNKNOWN").split()[0], char)
+    if len(scripts) > 1 and not any(set(scripts) <= allowed for allowed in MIXED_SCRIPTS_ALLOWED):
+        shown = ", ".join(
+            f"{script.title()} ({letter!r}, U+{ord(letter):04X})" for script, letter in scripts.items()
+        )
+        return f"mixes letters of look-alike scripts: {shown}; write the name in one script"
+    return None
+
+
 def _row_problems(record: dict[str, Any]) -> list[str]:
     """What is wrong with one row on its own (empty when nothing is)."""
+    if not_text := _not_text(record):
+        return not_text
     if missing := _missing(record):
         return [f"missing or empty field(s): {', '.join(missing)}"]
     problems = []
@@ -173,7 +235,8 @@ class _AcrossRows:
         key = unicodedata.normalize("NFKC", "".join(printed.split()))
         first_where, first = self.models.setdefault(key, (where, model))
         if first == model:
-            return None
+            reason = model_name_problem(model)
+            return f"field 'model': {ascii(model)} {reason}" if reason else None
         return (
             f"field 'model': {model!r} differs from {first!r} ({first_where}) only in whitespace, "
             "invisible characters or Unicode normalisation; write each model's name the same way in every row"
@@ -216,10 +279,15 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
     problems: list[str] = []
     across = _AcrossRows()
     for file in files:
-        records = read_rows(Path(file))
-        if not records:
+        before = len(problems)
+        try:
+            records = read_rows(Path(file), problems)
+        except ImportRowError as err:  # the whole file (too large, unreadable): the others are still read
+            problems.append(str(err))
+            continue
+        if not records and len(problems) == before:
             problems.append(f"{file}: no rows")
-        for index, record in enumerate(records, 1):
+        for index, record in records:
             where = f"{file}, row {index}"
             if alone := _row_problems(record):
                 problems.append(f"{where}: {'; '.join(alone)}")
@@ -228,8 +296,9 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
             item = ImportedRow(file, index, str(task), variant, record)
             if repeated := across.problem(item, where):
                 problems.append(f"{where}: {repeated}")
-            else:
-                rows.append(item)
+            else:  # written one way in every row (checked above): the log names its NFKC form
+                named = {**record, "model": unicodedata.normalize("NFKC", record["model"])}
+                rows.append(replace(item, record=named))
     if problems:
         shown = "\n  ".join(problems[:LISTED])
         more = f"\n  ... and {len(problems) - LISTED} more" if len(problems) > LISTED else ""

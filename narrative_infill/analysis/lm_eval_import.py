@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from ..data.jsonl import iter_jsonl, read_utf8
 from ..definitions import PARADIGMS, SETTINGS, NarrativeInfillError
+from .import_rows import model_name_problem
 from .importer import ImportedRow, write_imported
 
 _RESULTS = re.compile(r"^results_(?P<date>.+)\.json$")
@@ -201,10 +203,18 @@ def _cap_rule(task: LmEvalTask) -> str:
     return "task_default" if task.options["template"] in PARADIGMS else "per_sample"
 
 
-def model_name(results: dict[str, Any]) -> str:
-    """``<backend>/<model>`` as lm-eval ran it (``local-chat-completions/smollm2``)."""
-    backend = results["config"].get("model") or "lm-eval"
-    return f"{backend}/{results.get('model_name') or 'unnamed'}"
+def model_name(results: dict[str, Any], where: Path) -> str:
+    """``<backend>/<model>`` as lm-eval ran it (``local-chat-completions/smollm2``), in NFKC; a
+    name that is not text or would render as another (``import_rows.model_name_problem``) is
+    refused, naming the results file and field."""
+    parts = {"config.model": results["config"].get("model") or "lm-eval"}
+    parts["model_name"] = results.get("model_name") or "unnamed"
+    for field, value in parts.items():
+        if not isinstance(value, str):
+            raise LmEvalImportError(f"{where}: field {field!r}: expected text, got {type(value).__name__}")
+        if reason := model_name_problem(value):
+            raise LmEvalImportError(f"{where}: field {field!r}: {ascii(value)} {reason}")
+    return unicodedata.normalize("NFKC", "/".join(parts.values()))
 
 
 def read_task(task: LmEvalTask) -> list[ImportedRow]:
@@ -219,7 +229,7 @@ def read_task(task: LmEvalTask) -> list[ImportedRow]:
     rows: list[ImportedRow] = []
     seen: dict[str, int] = {}
     for line, sample in iter_jsonl(task.samples_file, LmEvalImportError):
-        row = _row(task, line, sample, model_name(task.results))
+        row = _row(task, line, sample, model_name(task.results, task.results_file))
         if row.record["id"] in seen:
             raise LmEvalImportError(
                 f"{task.samples_file}, line {line}: field 'doc.id': {row.record['id']!r} "
@@ -312,7 +322,7 @@ def import_lm_eval(paths: list[str], log_dir: str, **options: Any) -> list[str]:
     ``max_tasks``, ``overwrite``, ``scorers``, ``model_roles``); returns their locations."""
     tasks = find_tasks(paths)
     settings = [str(task.options.get("template")) for task in tasks]
-    models = [model_name(task.results) for task in tasks]
+    models = [model_name(task.results, task.results_file) for task in tasks]
     repeated = {(m, s) for m, s in zip(models, settings) if list(zip(models, settings)).count((m, s)) > 1}
     if repeated:
         raise LmEvalImportError(

@@ -58,10 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
             )
             failure = server.failure()
             if failure is not None:
-                raise LocalServerError(
-                    f"{failure}\nthe command and every process it started were stopped "
-                    f"({ended.signals} to its process group; its exit status {ended.status})"
-                )
+                raise LocalServerError(f"{failure}\nthe command was asked to stop: {ended.account()}")
             if ended.status == 0 and failed:  # `inspect eval` exits 0 whatever its log says
                 print(
                     "\n".join(["the command exited 0, but its Inspect run did not finish:", *failed]),

@@ -18,6 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..definitions import NarrativeInfillError, as_list
 from .jsonl import csv_rows, iter_jsonl
+from .limits import check_fields, check_parquet, check_parquet_footer, check_rows
 from .narrative import NARRATIVE, narrative_key
 from .records import POSITIONS, Instance, InvalidRecordError, canonical_domain, id_key, parse_record
 
@@ -51,6 +52,7 @@ def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     row = 0
     try:
         for row, record in enumerate(reader, start=1):
+            check_rows(row, str(path), DataSourceError)
             if None in record:  # more cells than header columns
                 raise InvalidRecordError(
                     str(path), row, record, "(row)", f"{len(record[None])} cells beyond the header's columns"
@@ -68,10 +70,17 @@ def _rows_from_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        check_parquet_footer(path, DataSourceError)  # before pyarrow parses the footer
+        parquet = pq.ParquetFile(path)
+        check_parquet(parquet.metadata, path, DataSourceError)  # before any row group is read
+        table = parquet.read()
+    except DataSourceError:
+        raise
     except Exception as err:  # pyarrow raises several types for corrupt files
         raise DataSourceError(f"{path}: unreadable parquet file: {err}") from err
-    yield from enumerate(table.to_pylist(), start=1)
+    for row, record in enumerate(table.to_pylist(), start=1):
+        check_fields(record, f"{path}, row {row}", DataSourceError)
+        yield row, record
 
 
 def _rows_from_hub(repo: str, revision: str | None) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -1,7 +1,8 @@
 """Reading input files the same way everywhere: UTF-8 with or without a byte-order mark, a
 file that is not UTF-8 named with its line and byte offset, and JSON Lines with blank lines
 skipped, every record an object, and a bad line reported with its file and line number, each
-in the caller's own error type. What a reader would otherwise resolve silently is refused,
+in the caller's own error type, and no more than :mod:`.limits` allows (bytes, rows, field size).
+What a reader would otherwise resolve silently is refused,
 named: a CSV column or a JSON field given twice (one of the two would be dropped), and a lone
 surrogate (``"\\ud800"``: an escape that names no character, stored as six characters later)."""
 
@@ -16,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .limits import check_fields, check_rows, read_bounded
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -23,13 +26,11 @@ class _RepeatedField(ValueError):
     """A JSON object that names a field twice (``json`` would keep the last silently)."""
 
 
-def read_utf8(path: Path | str, error: type[Exception]) -> str:
+def read_utf8(path: Path | str, error: type[Exception], bounded: bool = True) -> str:
     """The file's text; a leading byte-order mark (Excel writes one) is dropped. A file that cannot
-    be read or decoded raises ``error`` naming it."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise error(f"{path}: cannot read: {err.strerror or err}") from None
+    be read or decoded, or (``bounded``) holds more than ``limits.MAX_FILE_BYTES``, raises ``error``
+    naming it."""
+    data = read_bounded(path, error, bounded)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -53,10 +54,11 @@ def check_columns(names: Iterable[Any] | None, where: str, error: type[Exception
         )
 
 
-def csv_rows(path: Path | str, error: type[Exception]) -> csv.DictReader:
+def csv_rows(path: Path | str, error: type[Exception], bounded: bool = True) -> csv.DictReader:
     """A ``csv.DictReader`` over the file (read as ``read_utf8`` reads it) whose header names each
-    column once (``check_columns``)."""
-    reader = csv.DictReader(io.StringIO(read_utf8(path, error), newline=""))
+    column once (``check_columns``). Its fields are bounded by the ``csv`` module's own limit, which
+    is ``limits.MAX_FIELD_CHARS``."""
+    reader = csv.DictReader(io.StringIO(read_utf8(path, error, bounded), newline=""))
     check_columns(reader.fieldnames, str(path), error)
     return reader
 
@@ -122,15 +124,38 @@ def parse_json(text: str, where: str, error: type[Exception]) -> Any:
     return value
 
 
-def iter_jsonl(path: Path | str, error: type[Exception]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each non-blank line; raises ``error`` naming the bad line."""
-    for line_no, line in enumerate(read_utf8(path, error).split("\n"), 1):
+def iter_jsonl(
+    path: Path | str, error: type[Exception], problems: list[str] | None = None, bounded: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line; a bad line (unparseable, not an object, a
+    field over ``limits.MAX_FIELD_CHARS``) raises ``error`` naming it, or, given ``problems``, is
+    added to it and skipped, so that a caller can list every bad line at once. A file over the
+    limits on bytes or rows raises ``error`` either way. ``bounded=False`` lifts the limits (a
+    corpus the user builds from: a Wikipedia article can be longer than any answer)."""
+    count = 0
+    for line_no, line in enumerate(read_utf8(path, error, bounded).split("\n"), 1):
         if not line.strip():
             continue
+        count += 1
+        if bounded:
+            check_rows(count, str(path), error)
         try:
-            record = parse_json(line, f"{path}, row {line_no}", error)
-        except json.JSONDecodeError as err:
-            raise error(f"{path}, row {line_no}: unparseable JSON: {err.msg}") from None
-        if not isinstance(record, dict):
-            raise error(f"{path}, row {line_no}: expected a JSON object, got {type(record).__name__}")
+            record = _record(line, f"{path}, row {line_no}", error, bounded)
+        except error as err:
+            if problems is None:
+                raise
+            problems.append(str(err))
+            continue
         yield line_no, record
+
+
+def _record(line: str, where: str, error: type[Exception], bounded: bool) -> dict[str, Any]:
+    try:
+        record = parse_json(line, where, error)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}: unparseable JSON: {err.msg}") from None
+    if not isinstance(record, dict):
+        raise error(f"{where}: expected a JSON object, got {type(record).__name__}")
+    if bounded:
+        check_fields(record, where, error)
+    return record

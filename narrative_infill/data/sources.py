@@ -2,7 +2,9 @@
 
 Each reader yields narratives in file order with a ``ref_id`` that is the 0-based index of
 the document in its source (the published benchmark's convention), and reports a malformed
-record with its file and line.
+record with its file and line. A corpus is the user's own and is read without the input limits of
+:mod:`.limits` (bytes, rows, field size): a Wikipedia dump is larger, and an article longer, than any
+file of generations.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def _prose_narrative(dataset: str, ref_id: str | int, text: str, domain: str) ->
 
 def read_rocstories(path: Path, start: int = 0) -> Iterator[Narrative]:
     """ROCStories CSV: ``storyid, storytitle, sentence1..sentence5``."""
-    reader = csv_rows(path, SourceRecordError)
+    reader = csv_rows(path, SourceRecordError, bounded=False)
     missing = [c for c in _ROC_SENTENCES if c not in (reader.fieldnames or [])]
     if missing:
         raise SourceRecordError(f"{path}:1: ROCStories CSV lacks column(s) {', '.join(missing)}")
@@ -60,7 +62,7 @@ def read_sind(path: Path, start: int = 0) -> Iterator[Narrative]:
     """SIND/VIST story JSON (``annotations``: one sentence per image, grouped by ``story_id``,
     ordered by ``worker_arranged_photo_order``; ``original_text`` preferred over ``text``)."""
     try:
-        data = parse_json(read_utf8(path, SourceRecordError), str(path), SourceRecordError)
+        data = parse_json(read_utf8(path, SourceRecordError, bounded=False), str(path), SourceRecordError)
     except json.JSONDecodeError as err:
         raise SourceRecordError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list):
@@ -84,9 +86,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
     """(line, record) of a JSONL, CSV or parquet file."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        yield from iter_jsonl(path, SourceRecordError)
+        yield from iter_jsonl(path, SourceRecordError, bounded=False)
     elif suffix == ".csv":
-        reader = csv_rows(path, SourceRecordError)
+        reader = csv_rows(path, SourceRecordError, bounded=False)
         for row in reader:
             yield reader.line_num, row
     elif suffix == ".parquet":
@@ -124,7 +126,7 @@ def read_prose(path: str, domain: str, column: str, start: int = 0) -> Iterator[
         rows = _hub_texts(repo, config, split, column)
         origin = f"{repo}:{config}:{split}"
     elif path.endswith(".txt"):
-        yield _prose_narrative(dataset, start, read_utf8(path, SourceRecordError), domain)
+        yield _prose_narrative(dataset, start, read_utf8(path, SourceRecordError, bounded=False), domain)
         return
     else:
         rows, origin = _records(Path(path)), path
@@ -172,7 +174,7 @@ def read_source(source: str, files: list[str]) -> Iterator[Narrative]:
         elif source == "jsonl":
             narratives = read_generic_jsonl(Path(file), count)
         else:
-            text = read_utf8(file, SourceRecordError)
+            text = read_utf8(file, SourceRecordError, bounded=False)
             narratives = iter([_prose_narrative("text", Path(file).stem, text, "text")])
         for narrative in narratives:
             key = (narrative.dataset, id_key(narrative.ref_id))

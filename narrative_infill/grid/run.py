@@ -25,7 +25,7 @@ def run_plan(plan: Plan, out=sys.stdout) -> int:
         ended, unfinished = run_recording_status(command, dict(os.environ))
         if ended.asked is not None:
             print(
-                f"stopped by signal {ended.asked} ({ended.signals} to the run's process group); "
+                f"interrupted by signal {ended.asked}: {ended.account()}; "
                 "run the same grid command again to resume",
                 file=out,
                 flush=True,

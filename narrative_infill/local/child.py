@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import threading
@@ -57,6 +58,24 @@ class Ended:
     asked: int | None
     #: the signals its process group was sent, in order ("SIGINT then SIGTERM"); "" when none was
     signals: str
+    #: each escalation, in order: which processes were still running and what they were then sent
+    #: ("still running 60 s after SIGINT, sent SIGTERM: pid 12 (bash run.sh), pid 13 (sleep 100)")
+    escalations: tuple[str, ...] = ()
+    #: the processes of its session still running when it was given up on (none: all ended)
+    still_running: tuple[str, ...] = ()
+
+    def account(self) -> str:
+        """What its processes were sent, which needed more than the first signal, and whether any
+        still runs: it says that they ended only once none does."""
+        if not self.signals:
+            return f"its exit status {self.status}"
+        asked_to_stop = ["SIGINT to its process group"] if self.signals.startswith("SIGINT") else []
+        told = [*asked_to_stop, *self.escalations]
+        if self.still_running:
+            told.append(f"STILL RUNNING: {', '.join(self.still_running)}")
+        else:
+            told.append("all its processes have ended")
+        return "; ".join(told) + f" (its exit status {self.status})"
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,24 @@ def _session_members(pgid: int) -> list[_Member] | None:
     return members
 
 
+def _command_line(pid: int) -> str:
+    """``pid (command line)`` as /proc shows it, cut to 80 characters (the pid alone without /proc)."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return f"pid {pid}"
+    line = shlex.join(word.decode(errors="replace") for word in words)
+    return f"pid {pid} ({line[:77] + '...' if len(line) > 80 else line})"
+
+
+def _running(pgid: int) -> tuple[str, ...]:
+    """The running processes of the command's session, each with its command line."""
+    members = _session_members(pgid)
+    if members is None:  # not Linux: the group as one
+        return (f"process group {pgid}",) if _group_alive(pgid) else ()
+    return tuple(_command_line(member.pid) for member in sorted(members, key=lambda m: m.pid))
+
+
 def _group_alive(pgid: int) -> bool:
     """Whether a process of the command's session is still running (``_session_members``)."""
     members = _session_members(pgid)
@@ -103,6 +140,7 @@ class _ProcessGroup:
     def __init__(self) -> None:
         self.pgid: int | None = None
         self.sent: list[str] = []
+        self.escalations: list[str] = []
         self.interrupted_at: float | None = None
 
     def send(self, number: int) -> None:
@@ -127,16 +165,24 @@ class _ProcessGroup:
     def overdue(self) -> bool:
         return self.interrupted_at is not None and time.monotonic() - self.interrupted_at > STOP_GRACE_S
 
-    def end(self) -> None:
-        """SIGTERM to whatever of the group still runs, SIGKILL to what is left ``KILL_GRACE_S`` later."""
-        if self.pgid is None or not _group_alive(self.pgid):
+    def end(self, when: str) -> None:
+        """SIGTERM to whatever of the group still runs, SIGKILL to what is left ``KILL_GRACE_S``
+        later; each time, which processes were still running (``when``) is recorded."""
+        if self.pgid is None or not (running := _running(self.pgid)):
             return
+        self.escalations.append(f"{when}, sent SIGTERM: {', '.join(running)}")
         self.send(signal.SIGTERM)
         deadline = time.monotonic() + KILL_GRACE_S
         while _group_alive(self.pgid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if _group_alive(self.pgid):
+        if running := _running(self.pgid):
+            self.escalations.append(
+                f"still running {KILL_GRACE_S:g} s after SIGTERM, sent SIGKILL: {', '.join(running)}"
+            )
             self.send(signal.SIGKILL)
+            deadline = time.monotonic() + KILL_GRACE_S
+            while _group_alive(self.pgid) and time.monotonic() < deadline:
+                time.sleep(0.1)
 
 
 def run_forwarding_signals(
@@ -171,10 +217,17 @@ def run_forwarding_signals(
             if group.interrupted_at is None and stop_when():
                 group.interrupt()
             if group.overdue():
-                group.end()
+                first = group.sent[0] if group.sent else "the stop"
+                group.end(f"still running {STOP_GRACE_S:g} s after {first}")
             time.sleep(0.1)
-        group.end()  # what it started and left behind
+        group.end("left running when the command ended")  # what it started and left behind
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-    return Ended(child.returncode, asked[0] if asked else None, " then ".join(group.sent))
+    return Ended(
+        child.returncode,
+        asked[0] if asked else None,
+        " then ".join(group.sent),
+        tuple(group.escalations),
+        _running(group.pgid) if group.pgid is not None else (),
+    )

@@ -17,7 +17,14 @@ from inspect_ai.model import ContentReasoning, ContentText
 from inspect_ai.solver import TaskState
 
 from ..data.text import is_invisible, valid_unicode
-from ..extraction import DEFAULT_EXTRACTION, Extraction, ExtractionStatus, extract_with
+from ..extraction import DEFAULT_EXTRACTION, MAX_TEXT_CHARS, Extraction, ExtractionStatus, extract_with
+
+#: The most sentences of one answer the metrics and the judge read (after its first ``MAX_TEXT_CHARS``
+#: characters): Sem-F1 embeds every sentence, so a long answer of short sentences cost minutes
+#: (200 KB of ~5,400 sentences: 84 s). No real answer comes near it: the most sentences of an
+#: answer extracted from the 9,800 real outputs is 348 (the published rule, a whole reasoning
+#: trace; 16 under the paper's rules); a gold span has at most 3. See docs/extraction-limits.md.
+MAX_ANSWER_SENTENCES = 512
 
 
 @lru_cache(maxsize=4096)
@@ -33,6 +40,32 @@ def read_answer(extraction: str, response: str, problem: str) -> Extraction:
         steps = (*answer.steps, "invisible_characters_only")
         answer = replace(answer, text="", status=ExtractionStatus.NO_ANSWER, steps=steps)
     return replace(answer, replaced_chars=replaced) if replaced else answer
+
+
+def bounded_answer(text: str) -> str:
+    """The part of an answer the metrics and the judge read: its first ``MAX_TEXT_CHARS``
+    characters, and of those its first ``MAX_ANSWER_SENTENCES`` sentences. Under the published
+    rule an untagged response is the answer whole: this is what bounds it."""
+    text = text[:MAX_TEXT_CHARS]
+    if sum(text.count(mark) for mark in ".?!") < MAX_ANSWER_SENTENCES:
+        return text  # Punkt ends a sentence only after one of these: no more sentences than the limit
+    split = sentences(text)
+    if len(split) <= MAX_ANSWER_SENTENCES:
+        return text
+    end = 0
+    for sentence in split[:MAX_ANSWER_SENTENCES]:  # each sentence is a piece of the text, in order
+        end = text.index(sentence, end) + len(sentence)
+    return text[:end]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences as the authors' Sem-F1 split them: NLTK ``sent_tokenize``."""
+    from nltk import sent_tokenize
+
+    from ..nltk_data import ensure_punkt
+
+    ensure_punkt()
+    return [s for s in sent_tokenize(text) if s.strip()]
 
 
 def published_response(state: TaskState) -> str:

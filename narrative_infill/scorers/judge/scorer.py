@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from statistics import fmean
 
+import anyio
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
@@ -36,7 +37,7 @@ from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
-from ..answer import extracted
+from ..answer import bounded_answer, extracted, input_limits
 from ..error_bars import headline_metrics, key_metrics
 from .endpoint import endpoint_of, flat, served_by
 from .parse import JudgementError, parse_judgement
@@ -230,7 +231,7 @@ def _value(verdicts: dict[str, dict], variant: str) -> dict[str, float]:
     return value
 
 
-def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str) -> Score:
+def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str, unread: int) -> Score:
     """The sample's judge score, with who judged, where, and what each grader said it was."""
     tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
     failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
@@ -254,6 +255,7 @@ def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str) -> 
             "judge_extraction": extraction,
             "grader_tokens": tokens,
             "extraction_status": answer.status.value,
+            **input_limits(answer, unread),
         },
     )
 
@@ -348,11 +350,14 @@ def judge(
             # No score, not an unscored one: nothing was judged, so no sample counts as a judge failure.
             return None
         answer = await extracted(state, extraction)
+        # The judge reads what the metrics read (under the published rule a whole untagged response)
+        judged = await anyio.to_thread.run_sync(bounded_answer, answer.text.strip())
         verdicts = {}
         for name, model in judges:
             async with concurrency("narrative_infill_judge", max_concurrent):
-                verdicts[name] = await verdict_of(model, call, state.input_text, answer.text)
-        return _score(verdicts, answer, variant, extraction)
+                verdicts[name] = await verdict_of(model, call, state.input_text, judged)
+        unread = len(answer.text.strip()) - len(judged)
+        return _score(verdicts, answer, variant, extraction, unread)
 
     return score
 

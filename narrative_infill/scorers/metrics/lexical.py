@@ -50,6 +50,8 @@ class _MemoWordNet:
 
         self._wordnet = wordnet
         self.synsets = lru_cache(maxsize=100_000)(wordnet.synsets)
+        # the base forms synsets() looks a word up under (NLTK's own lookup; no synset is loaded)
+        self.base_forms = lru_cache(maxsize=100_000)(wordnet._morphy)
 
     def __getattr__(self, name):
         return getattr(self._wordnet, name)
@@ -64,9 +66,54 @@ def chrf(prediction: str, reference: str) -> float:
     return _chrf().sentence_score(prediction, [reference]).score / 100
 
 
+class _SynonymsOf:
+    """WordNet as METEOR's synonym stage needs it for one reference (its stemmed words): a
+    prediction word's synsets are loaded only when one of its base forms shares a synset with a
+    reference word; the synsets of any other word cannot hold a reference word, so METEOR scores
+    the same without them. An answer
+    of thousands of distinct dictionary words otherwise loaded thousands of synsets (seconds, and
+    NLTK keeps every synset it loads for the life of the process): the cost now grows with the
+    reference (a gold span of at most three sentences), not with the answer.
+
+    Why it is exact: a synset reaches ``synsets(word)`` through a base form of the word
+    (``_morphy``, NLTK's own lookup) that is one of its lemmas; if that synset also holds the
+    reference word ``r``, it is one of ``synsets(r)``, so the base form is among the lemmas of
+    ``synsets(r)`` that hold ``r`` (``related``)."""
+
+    def __init__(self, wordnet: _MemoWordNet, reference: list[str]):
+        self._wordnet = wordnet
+        self._related = {
+            name.lower()
+            for word in set(reference)
+            for synset in wordnet.synsets(word)
+            if word in (names := synset.lemma_names())
+            for name in names
+        }
+
+    def synsets(self, word: str) -> list:
+        lowered = word.lower()
+        if any(form in self._related for pos in _POS for form in self._wordnet.base_forms(lowered, pos)):
+            return self._wordnet.synsets(word)
+        return []
+
+
+@cache
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()  # the stemmer single_meteor_score uses by default
+
+
+_POS = ("n", "v", "a", "r", "s")  # NLTK's POS_LIST, the order synsets() looks in
+
+
 def meteor(prediction: str, reference: str) -> float:
     tokenize, single_meteor, wordnet = _meteor()
-    return single_meteor(tokenize(reference), tokenize(prediction), wordnet=wordnet, **METEOR_PARAMS)
+    reference_words = tokenize(reference)
+    # METEOR's synonym stage sees the words its stem stage left, stemmed (NLTK's Porter stemmer)
+    stem = _stemmer().stem
+    synonyms = _SynonymsOf(wordnet, [stem(word.lower()) for word in reference_words])
+    return single_meteor(reference_words, tokenize(prediction), wordnet=synonyms, **METEOR_PARAMS)
 
 
 def lexical_signature() -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ...extraction import MAX_TEXT_CHARS
+# The answer the metrics read is the judge's too: one home for its limits (scorers.answer).
+from ..answer import MAX_ANSWER_SENTENCES, bounded_answer, sentences
 from .cache import EmbeddingCache, embedding_cache
 from .embedding import (
     Backbones,
@@ -52,14 +53,6 @@ __all__ = [
 ]
 
 
-#: The most sentences of one answer the metrics read (after its first ``MAX_TEXT_CHARS``
-#: characters): Sem-F1 embeds every sentence, so a long answer of short sentences cost minutes
-#: (200 KB of ~5,400 sentences: 84 s). No real answer comes near it: the most sentences of an
-#: answer extracted from the 9,800 real outputs is 348 (the published rule, a whole reasoning
-#: trace; 16 under the paper's rules); a gold span has at most 3. See docs/extraction-limits.md.
-MAX_ANSWER_SENTENCES = 512
-
-
 @dataclass(frozen=True)
 class PairScores:
     values: dict[str, float]
@@ -67,31 +60,6 @@ class PairScores:
     reasons: dict[str, str] = field(default_factory=dict)
     #: characters of the answer past the metrics' input limit, not scored (0: scored whole)
     truncated_chars: int = 0
-
-
-def bounded_answer(text: str) -> str:
-    """The part of an answer the metrics read: its first ``MAX_TEXT_CHARS`` characters, and of
-    those its first ``MAX_ANSWER_SENTENCES`` sentences."""
-    text = text[:MAX_TEXT_CHARS]
-    if sum(text.count(mark) for mark in ".?!") < MAX_ANSWER_SENTENCES:
-        return text  # Punkt ends a sentence only after one of these: no more sentences than the limit
-    split = sentences(text)
-    if len(split) <= MAX_ANSWER_SENTENCES:
-        return text
-    end = 0
-    for sentence in split[:MAX_ANSWER_SENTENCES]:  # each sentence is a piece of the text, in order
-        end = text.index(sentence, end) + len(sentence)
-    return text[:end]
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences as the authors' Sem-F1 split them: NLTK ``sent_tokenize``."""
-    from nltk import sent_tokenize
-
-    from ...nltk_data import ensure_punkt
-
-    ensure_punkt()
-    return [s for s in sent_tokenize(text) if s.strip()]
 
 
 def metrics_signature(backbones: Backbones) -> str:
