@@ -2,7 +2,6 @@
 Register's own schema (ExternalEvalMetadata of the release pinned in .ci/register-schema.txt) accepts it."""
 
 import ast
-import inspect
 import logging
 import re
 import subprocess
@@ -44,7 +43,7 @@ def test_the_entry_lists_every_benchmark_task_with_its_file():
 
 
 def test_sizes_are_the_tasks_own_and_every_task_has_the_one_version():
-    """TASK_VERSION (tasks/infill.py) is the version's one home; the entry's sizes restate paper_protocol's."""
+    """TASK_VERSION (tasks/infill.py) is the version's one home; the entry's sizes restate paper_protocol."""
     for entry in ENTRY["tasks"]:
         task = registry_create("task", f"narrative_infill/{entry['name']}", data="demo")
         assert task.version == TASK_VERSION
@@ -88,7 +87,7 @@ def _register_schema() -> types.ModuleType:
     pin = (REPO / ".ci" / "register-schema.txt").read_text(encoding="utf-8")
     version = re.search(r"^inspect_evals==(\S+)", pin, re.MULTILINE).group(1)
     wheel = REPO / ".cache" / "register-schema" / f"inspect_evals-{version}-py3-none-any.whl"
-    require(wheel.is_file(), f"needs {wheel.relative_to(REPO)} (.ci/register-schema.txt says how to fetch it)")
+    require(wheel.is_file(), f"needs {wheel.relative_to(REPO)} (.ci/register-schema.txt says how to get it)")
     module = types.ModuleType("register_schema")
     sys.modules[module.__name__] = module  # pydantic resolves the models' annotations through it
     source = zipfile.ZipFile(wheel).read("inspect_evals/metadata.py")
@@ -119,12 +118,13 @@ def test_the_register_schema_accepts_the_entry_the_publisher_completes(tmp_path,
     schema = _register_schema()
     output = tmp_path / "register" / "narrative_infill" / "eval.yaml"
     # Example values, ONLY here: the real ones are the publisher's (docs/register.md).
-    argv = ["--repository-url", "https://github.com/example-owner/narrative-infill", "--maintainer", "example-owner"]
+    url, user = "https://github.com/example-owner/narrative-infill", "example-owner"
+    argv = ["--repository-url", url, "--maintainer", user]
     assert main(["export", "register", *argv, "-o", str(output)]) == 0
     with caplog.at_level(logging.WARNING):
         entry = schema.ExternalEvalMetadata(**_as_the_register_loads_it(yaml.safe_load(output.read_text())))
-    assert str(entry.source.repository_url) == "https://github.com/example-owner/narrative-infill"
-    assert entry.source.maintainers == entry.contributors == ["example-owner"]
+    assert str(entry.source.repository_url) == url
+    assert entry.source.maintainers == entry.contributors == [user]
     assert entry.source.repository_commit == ENTRY["source"]["repository_commit"]
     assert [t.name for t in entry.tasks] == list(TELER_LEVELS + PARADIGMS)
     # Its one complaint: nine tasks in one entry (a warning; docs/register.md says why one entry).
@@ -156,7 +156,7 @@ def test_every_hub_asset_the_tasks_fetch_is_listed_with_its_state():
     for source in (HF_DATASET, BERTSCORE_MODEL, SEMF1_MODEL):
         assert f"`{source}`" in page, source
     state = "pinned" if revision_is_pinned(PUBLISHED_REVISION) else "floating"
-    assert f"`{HF_DATASET}` | `load_dataset` | {state}" in page
+    assert f"`{HF_DATASET}` | `snapshot_download` | {state}" in page
 
 
 def test_no_repository_url_is_invented():

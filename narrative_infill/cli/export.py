@@ -49,11 +49,16 @@ def add_commands(commands) -> None:
     )
     high_inclusive_option(eee, "High%%")
     register = command(formats, _register)
-    register.add_argument("--repository-url", required=True, help="https://github.com/OWNER/REPO of the published code")
     register.add_argument(
-        "--maintainer", action="append", default=[], required=True, help="GitHub user who maintains it (repeat)"
+        "--repository-url", required=True, help="the published code: https://github.com/OWNER/REPO"
     )
     register.add_argument(
-        "--contributor", action="append", default=[], help="GitHub user who wrote it (repeat; default: the maintainers)"
+        "--maintainer", action="append", required=True, help="GitHub user who maintains it (repeat)"
+    )
+    register.add_argument(
+        "--contributor",
+        action="append",
+        default=[],
+        help="GitHub user who wrote it (repeat; default: maintainers)",
     )
     output_option(register, "the entry's file (eval.yaml)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
+
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
@@ -19,7 +20,6 @@ from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
-
 
 #: The tasks' version, its one home (every log records it as Inspect's task_version; the lm-eval task
 #: files restate it and tests/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
