@@ -62,7 +62,8 @@ def infill_task(
     Args:
         template: prompt template (l0..l4, abductive, causal, cot, counterfactual).
         data: ``hf`` (the published dataset), ``hf:REPO``, ``demo``, or a local CSV/JSONL/parquet path.
-        revision: hub revision (branch, tag or commit) of an ``hf`` source.
+        revision: hub revision (branch, tag or commit) of an ``hf`` source; the published set's
+            default is ``PUBLISHED_REVISION`` (data/dataset.py), the pin.
         domain: keep these domains (wikipedia, rocstories, cnn_dailymail, sind; published names accepted).
         n: keep these span lengths (1-3 sentences).
         position: keep these blank positions (opening, middle, closing).
