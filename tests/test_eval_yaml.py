@@ -121,8 +121,11 @@ def test_the_register_schema_accepts_the_entry_the_publisher_completes(tmp_path,
     url, user = "https://github.com/example-owner/narrative-infill", "example-owner"
     argv = ["--repository-url", url, "--maintainer", user]
     assert main(["export", "register", *argv, "-o", str(output)]) == 0
+    text = output.read_text(encoding="utf-8")
+    [description] = [line for line in text.splitlines() if line.startswith("description:")]
+    assert "&id" not in text and yaml.safe_load(description) == {"description": ENTRY["description"]}
     with caplog.at_level(logging.WARNING):
-        entry = schema.ExternalEvalMetadata(**_as_the_register_loads_it(yaml.safe_load(output.read_text())))
+        entry = schema.ExternalEvalMetadata(**_as_the_register_loads_it(yaml.safe_load(text)))
     assert str(entry.source.repository_url) == url
     assert entry.source.maintainers == entry.contributors == [user]
     assert entry.source.repository_commit == ENTRY["source"]["repository_commit"]

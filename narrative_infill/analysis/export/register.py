@@ -44,15 +44,17 @@ def register_entry(repository_url: str, maintainers: list[str], contributors: li
     if not maintainers:
         raise RegisterEntryError("name at least one maintainer (--maintainer USER)")
     entry = entry_template()
-    entry["contributors"] = contributors or maintainers
+    entry["contributors"] = list(contributors or maintainers)  # a copy: no YAML alias between the two
     entry["source"] = {
         "repository_url": repository_url.removesuffix(".git"),
         **entry["source"],
-        "maintainers": maintainers,
+        "maintainers": list(maintainers),
     }
     return entry
 
 
 def write_register_entry(entry: dict[str, Any], output: Path) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(yaml.safe_dump(entry, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+    # No line wrapping: the Register renders the description into its README as one line.
+    text = yaml.safe_dump(entry, sort_keys=False, allow_unicode=True, width=float("inf"))
+    output.write_text(text, encoding="utf-8")
