@@ -329,7 +329,7 @@ def test_the_published_set_is_read_at_its_pinned_revision_and_every_log_says_whi
     model = mock_model(lambda messages, config: "<ANSWER>She went home.</ANSWER>")
     for revision, commit, instances in ((None, pinned, 24), ("main", newer, 20)):
         task = infill_task("l2", revision=revision, judge=False, backbone="minilm")
-        [log] = inspect_eval(task, model=model, limit=1, display="none")
+        [log] = inspect_eval(task, model=model, limit=1, score=False, display="none")
         assert log.status == "success", log.error
         assert log.eval.metadata["dataset_identity"] == {
             "source": "hf:BridgeAI-Lab/Narrative-Infilling",
