@@ -294,3 +294,46 @@ def test_a_hub_source_is_identified_by_the_commit_its_revision_resolved_to(tmp_p
     assert (
         source_identity("hf:someone/uncached")["commit"] == "unresolved"
     )  # offline, not cached: said, not guessed
+
+
+def _hub_cache(root, snapshots: dict[str, list[str]], main: str):
+    """A Hugging Face hub cache holding the published set at these commits (each: its JSONL lines, in
+    data/train.jsonl), with refs/main at ``main``: what the hub's download leaves behind."""
+    repo = root / "datasets--BridgeAI-Lab--Narrative-Infilling"
+    for commit, lines in snapshots.items():
+        (repo / "snapshots" / commit / "data").mkdir(parents=True)
+        (repo / "snapshots" / commit / "data" / "train.jsonl").write_text("".join(lines), encoding="utf-8")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(main)
+
+
+def test_the_published_set_is_read_at_its_pinned_revision_and_every_log_says_which(tmp_path, monkeypatch):
+    """The default hub path reads PUBLISHED_REVISION, not whatever main is now; ``-T revision=`` overrides;
+    the log records the revision and the commit it resolved to. On a hub cache laid out as the hub
+    serves it (offline: the hub is out of reach here)."""
+    import datasets.config
+    import huggingface_hub.constants
+    from helpers import mock_model
+    from inspect_ai import eval as inspect_eval
+
+    from narrative_infill.data import dataset
+    from narrative_infill.tasks import infill_task
+
+    # Test commits, named so that no one takes them for the published set's.
+    pinned, newer = "a" * 40, "b" * 40
+    demo = dataset._demo_path().read_text(encoding="utf-8").splitlines(keepends=True)
+    _hub_cache(tmp_path / "hub", {pinned: demo, newer: demo[:20]}, main=newer)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "datasets")
+    monkeypatch.setattr(dataset, "PUBLISHED_REVISION", pinned)
+    model = mock_model(lambda messages, config: "<ANSWER>She went home.</ANSWER>")
+    for revision, commit, instances in ((None, pinned, 24), ("main", newer, 20)):
+        task = infill_task("l2", revision=revision, judge=False, backbone="minilm")
+        [log] = inspect_eval(task, model=model, limit=1, score=False, display="none")
+        assert log.status == "success", log.error
+        assert log.eval.metadata["dataset_identity"] == {
+            "source": "hf:BridgeAI-Lab/Narrative-Infilling",
+            "revision": revision or pinned,
+            "commit": commit,
+            "instances": instances,
+        }

@@ -90,3 +90,49 @@ def test_a_readme_without_one_pair_of_markers_is_refused_untouched(tmp_path, bod
     with pytest.raises(ReadmeError, match="needs exactly one"):
         update_readme(readme, f"{START}\nnew\n{END}")
     assert readme.read_text(encoding="utf-8") == body
+
+
+def test_the_section_says_what_the_runs_read_which_versions_ran_them_and_what_did_not_count(tmp_path):
+    """EVALUATION_CHECKLIST.md asks for the data, the versions and the invalid-sample share: read
+    from a real log in which one sample of four ends in an error."""
+    from helpers import mock_model
+    from inspect_ai import __version__ as inspect_version
+    from inspect_ai import eval as inspect_eval
+
+    from narrative_infill.analysis.report.readme import runs_of
+    from narrative_infill.tasks import infill_task
+
+    calls = []
+
+    def respond(messages, config):
+        calls.append(None)
+        if len(calls) == 1:  # exactly one sample (whichever asks first) ends in an error
+            raise RuntimeError("stand-in failure")
+        return "<ANSWER>She went home.</ANSWER>"
+
+    task = infill_task("l2", data="demo", judge=False, backbone="minilm")
+    model = mock_model(respond)
+    inspect_eval(task, model=model, limit=4, fail_on_error=False, log_dir=str(tmp_path), display="none")
+    [run] = runs_of([str(tmp_path)])
+    assert (run.samples, run.errored, run.truncated) == (3, 1, 0.0)
+    assert run.data.startswith("demo (sha256 ") and run.data.endswith(", 24 instances")
+    assert f"inspect_ai {inspect_version}" in run.versions
+    section = render_section(Report(), [run], "narrative-infill report logs -o out --readme README.md")
+    assert f"| mockllm/model | {run.data} | {run.versions} | 1 of 4 (25.0%) | 0.0% |" in section
+
+
+def test_the_paper_side_by_side_is_folded_to_its_means_per_setting():
+    from narrative_infill.analysis.report.readme import paper_summary
+
+    index = pd.MultiIndex.from_tuples(
+        [("l1", "A", "atavg"), ("l1", "B", "atavg"), ("l2", "A", "atavg")],
+        names=["setting", "paper_model", "quantity"],
+    )
+    side = pd.DataFrame({"paper": [0.2, 0.4, 0.3], "ours": [0.25, 0.35, 0.3]}, index=index)
+    side["diff ours"] = side["ours"] - side["paper"]
+    folded = paper_summary(side)
+    assert folded.loc[("l1", "atavg")].tolist() == pytest.approx([2, 0.3, 0.3, 0.0])
+    report = _report()
+    report.add("paper_table3", side)
+    section = render_section(report, _runs(), "narrative-infill report logs -o out --readme README.md")
+    assert "Beside the paper's Table 3" in section and "| ('l1', 'atavg') |" in section

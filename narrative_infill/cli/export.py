@@ -1,4 +1,4 @@
-"""``export eee``: logs in other projects' result formats."""
+"""``export eee`` and ``export register``: logs in other projects' result formats, and the Register entry."""
 
 from __future__ import annotations
 
@@ -18,6 +18,20 @@ def _eee(args: argparse.Namespace) -> int:
     return 0
 
 
+def _register(args: argparse.Namespace) -> int:
+    """The Inspect Evals Register entry, completed with the repository and its maintainers
+
+    The packaged eval.yaml lacks the fields only the repository's publisher knows; this writes the
+    complete entry (register/narrative_infill/eval.yaml in inspect_evals). See docs/register.md.
+    """
+    from ..analysis.export.register import register_entry, write_register_entry
+
+    entry = register_entry(args.repository_url, args.maintainer, args.contributor)
+    write_register_entry(entry, args.output)
+    print(f"Register entry for {entry['source']['repository_url']} -> {args.output}")
+    return 0
+
+
 def add_commands(commands) -> None:
     export = commands.add_parser("export", help="logs in other projects' result formats")
     formats = export.add_subparsers(dest="format", required=True)
@@ -34,3 +48,17 @@ def add_commands(commands) -> None:
         help="the evaluator's relationship to the model (default: third_party)",
     )
     high_inclusive_option(eee, "High%%")
+    register = command(formats, _register)
+    register.add_argument(
+        "--repository-url", required=True, help="the published code: https://github.com/OWNER/REPO"
+    )
+    register.add_argument(
+        "--maintainer", action="append", required=True, help="GitHub user who maintains it (repeat)"
+    )
+    register.add_argument(
+        "--contributor",
+        action="append",
+        default=[],
+        help="GitHub user who wrote it (repeat; default: maintainers)",
+    )
+    output_option(register, "the entry's file (eval.yaml)")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
-from importlib import resources
 
-import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Scorer
@@ -23,15 +21,16 @@ from narrative_infill.scorers.judge.scorer import judge as judge_scorer
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
 
-
-def _task_version() -> int:
-    """The tasks' version, read from its one home: ``version`` in ``eval.yaml`` (the Register
-    entry, which says when and why it is bumped)."""
-    entry = yaml.safe_load(resources.files("narrative_infill").joinpath("eval.yaml").read_text("utf-8"))
-    return int(entry["version"])
-
-
-TASK_VERSION = _task_version()
+#: The tasks' version, its one home (every log records it as Inspect's task_version; the lm-eval task
+#: files restate it and tests/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
+#: or scoring change what a score means, so that logs of different versions are never compared as
+#: equals. 1: the authors' position rule on the problem text, the output-cap rule (user cap wins,
+#: 4,096 for reasoning), the truncated flag, the second extraction pass (prompt echoes, whole
+#: sentences). 2: a tagged answer is kept whole (no restated closing sentence dropped); the
+#: ``extraction`` option. 3: the paper judge sees the candidate inside a block it cannot close, told
+#: it is text to grade (QAvg of version 2 logs is not comparable); a grader reply with two verdicts
+#: or a quoted one is retried.
+TASK_VERSION = 3
 
 
 @shown_by_inspect
@@ -63,7 +62,8 @@ def infill_task(
     Args:
         template: prompt template (l0..l4, abductive, causal, cot, counterfactual).
         data: ``hf`` (the published dataset), ``hf:REPO``, ``demo``, or a local CSV/JSONL/parquet path.
-        revision: hub revision (branch, tag or commit) of an ``hf`` source.
+        revision: hub revision (branch, tag or commit) of an ``hf`` source; the published set's
+            default is ``PUBLISHED_REVISION`` (data/dataset.py), the pin.
         domain: keep these domains (wikipedia, rocstories, cnn_dailymail, sind; published names accepted).
         n: keep these span lengths (1-3 sentences).
         position: keep these blank positions (opening, middle, closing).

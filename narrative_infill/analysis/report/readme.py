@@ -1,7 +1,8 @@
 """The README's Evaluation Report, generated from logs: ``report LOGS -o OUT --readme README.md``.
 
 Inspect Evals expects an eval's README to carry its results beside the paper's with the exact
-commands, model names, samples run, eval version and date. Written by hand, such a section rots the
+commands, full model names, samples run, the versions, the date, the data it ran on and the share
+of invalid samples (its ``EVALUATION_CHECKLIST.md``). Written by hand, such a section rots the
 day a new run lands; here it is rendered from the report the command just built and the headers of
 the logs it read, and put between two markers in the README, so regenerating it is one command and
 a reader can tell generated text from prose.
@@ -30,6 +31,8 @@ SHOWN = (
     ("table5_model_by_paradigm", "Per model and reasoning paradigm (the paper's Table 5)"),
     ("paper_tau_atavg", "Agreement with the paper's model ranking (Kendall τ, 95% bootstrap interval)"),
 )
+#: The paper's side-by-side tables, shown folded to a line per setting and quantity (``paper_summary``).
+PAPER_SIDE_BY_SIDE = (("paper_table3", "Table 3"), ("paper_table5", "Table 5"))
 
 
 class ReadmeError(NarrativeInfillError):
@@ -50,6 +53,14 @@ class Run:
     arguments: tuple[str, ...]
     #: made by ``narrative-infill import`` (replayed generations, or baselines answering them)
     imported: bool = False
+    #: what was read (``dataset_identity``): source, hub revision and commit or file digest, instances
+    data: str = "not recorded"
+    #: Inspect's version, and the package's where Inspect recorded it
+    versions: str = "not recorded"
+    #: samples that ended in an error and have no score
+    errored: int = 0
+    #: share of scored samples whose output the token cap cut (the metrics scorer's ``truncated``)
+    truncated: float | None = None
 
 
 def runs_of(paths: list[str]) -> list[Run]:
@@ -71,7 +82,35 @@ def _run(header) -> Run:
         commit=(spec.revision.commit[:7] if spec.revision and spec.revision.commit else "unknown"),
         arguments=tuple(_arguments(spec)),
         imported=bool((spec.metadata or {}).get("imported")),
+        data=_data(spec.metadata or {}),
+        versions=", ".join(f"{name} {version}" for name, version in sorted((spec.packages or {}).items()))
+        or "not recorded",
+        errored=int(header.results.total_samples - completed) if header.results else 0,
+        truncated=_score_mean(header, "truncated"),
     )
+
+
+def _data(metadata: dict) -> str:
+    """The log's ``dataset_identity`` in a line: which source, at which revision and commit (hub) or
+    with which SHA-256 (files), and how many instances after the filters."""
+    identity = metadata.get("dataset_identity") or {}
+    if not identity:
+        return "not recorded"
+    where = identity.get("source", "unknown")
+    if "commit" in identity:
+        where += f"@{identity.get('revision')} (commit {identity['commit'][:12]})"
+    elif "sha256" in identity:
+        where += f" (sha256 {identity['sha256'][:12]})"
+    instances = identity.get("instances")
+    return where + (f", {instances} instances" if instances is not None else "")
+
+
+def _score_mean(header, name: str) -> float | None:
+    """A score's mean from the log's header, or None when the log has no such score."""
+    for score in header.results.scores if header.results else []:
+        if score.name == name and "mean" in score.metrics:
+            return float(score.metrics["mean"].value)
+    return None
 
 
 def _arguments(spec) -> list[str]:
@@ -131,6 +170,43 @@ def _runs_table(runs: list[Run]) -> list[str]:
     return rows + [_row(", ".join(models), *cells) for cells, models in shared.items()]
 
 
+def _provenance_table(runs: list[Run]) -> list[str]:
+    """One row per model: the data its logs read, the versions that ran them, and the samples that
+    did not count (errors) or were cut by the token cap, as shares of all samples run."""
+    by_model: dict[str, list[Run]] = {}
+    for r in runs:
+        by_model.setdefault(r.model, []).append(r)
+    rows = [
+        "| model | data | versions | invalid samples (errors) | cut by the token cap |",
+        "|---|---|---|---:|---:|",
+    ]
+    for model, own in by_model.items():
+        run = sum(r.samples + r.errored for r in own)
+        errored = sum(r.errored for r in own)
+        shares = [(r.truncated, r.samples) for r in own if r.truncated is not None]
+        cut = sum(share * n for share, n in shares) / max(1, sum(n for _, n in shares)) if shares else None
+        rows.append(
+            _row(
+                model,
+                "; ".join(sorted({r.data for r in own})),
+                "; ".join(sorted({r.versions for r in own})),
+                f"{errored} of {run} ({errored / max(1, run):.1%})",
+                "not scored" if cut is None else f"{cut:.1%}",
+            )
+        )
+    return rows
+
+
+def paper_summary(side: pd.DataFrame) -> pd.DataFrame:
+    """A paper side-by-side (``paper_table3``: the paper's cell beside the logs' mean and their
+    difference, per setting, model and quantity) folded to its means per setting and quantity over
+    the models the logs cover, with how many they are."""
+    levels = ["setting", "quantity"]
+    folded = side.groupby(level=levels, sort=False).mean(numeric_only=True)
+    folded.insert(0, "models", side.groupby(level=levels, sort=False).size())
+    return folded
+
+
 def _in_rule_order(runs: pd.Index) -> list[str]:
     """Baseline runs from the floor to the ceiling (``data.baselines.BASELINES``' order)."""
     rank = {f"baseline/{rule}": i for i, rule in enumerate(BASELINES)}
@@ -162,10 +238,23 @@ def render_section(report: Report, runs: list[Run], command: str) -> str:
         "by hand._",
         "",
         *_runs_table(runs),
+        "",
+        "**What the runs read and ran with** (invalid samples: ended in an error, so not scored):",
+        "",
+        *_provenance_table(runs),
     ]
     for name, caption in SHOWN:
         if name in report.tables:
             lines += ["", f"**{caption}** (`{name}`):", "", _markdown(report.tables[name])]
+    for name, paper_table in PAPER_SIDE_BY_SIDE:
+        if name in report.tables:
+            caption = f"Beside the paper's {paper_table}: means over the models both have"
+            lines += [
+                "",
+                f"**{caption}** (`{name}`, folded):",
+                "",
+                _markdown(paper_summary(report.tables[name])),
+            ]
     if BASELINES_TABLE in report.tables:
         lines += [
             "",
