@@ -91,6 +91,9 @@ def test_the_log_reports_stderr_clustered_by_narrative_and_a_95_interval(judged_
     assert definitions["inspect_ai/ci"] == {"level": 0.95, "cluster": NARRATIVE}
     low, high = qavg.metrics["ci_lower"].value, qavg.metrics["ci_upper"].value
     assert low < qavg.metrics["mean"].value < high
+    assert qavg.metrics["narrative_infill/narratives"].value == len(
+        set(clusters)
+    )  # the G behind the interval
 
 
 def test_the_headline_key_carries_table_7_and_8_breakdowns_under_the_reports_names(judged_demo_log):
