@@ -24,6 +24,7 @@ import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from narrative_infill.analysis.stats import clustered_interval, paired_test
+from narrative_infill.analysis.submission.protocol import RANKED_TRACKS
 from narrative_infill.analysis.submission.ranking import INSTANCES, rank
 from narrative_infill.data.narrative import NARRATIVE
 
@@ -64,7 +65,7 @@ def boards(runs: dict[str, dict[str, dict]]) -> None:
                 {
                     "model": model,
                     "baseline": False,
-                    "track": "imported",
+                    "track": RANKED_TRACKS[0],  # a ranked track: the board ranks only these
                     "group": setting,
                     "qavg": None,
                     "atavg": (mean, mean, mean),
