@@ -4,10 +4,12 @@ Reads a folder of logs written by ``narrative-infill import ... --score metrics`
 setting) and prints, for AtAvg:
 1. per log, the naive stderr (every sample independent) beside the logged one (clustered by
    narrative), and the ratio's range over the logs;
-2. per setting, for every pair of models, the board's paired sign-flip test on the instances both
+2. per setting, for every pair of models, the paired test of ``analysis.stats`` on the instances both
    scored (paired on ``--pair-on`` metadata fields, clustered by narrative): how many pairs are tied
-   (p >= 0.05), and, for contrast, how many pairs' clustered intervals overlap (the old board's rule,
-   with clustered intervals).
+   (unadjusted p >= 0.05), and, for contrast, how many pairs' clustered intervals overlap;
+3. per setting, the board's ranks (``ranking.rank`` on one entry per model, its instances named
+   ``<narrative>-n<n>-i<k>`` so that the board clusters them by narrative as it does a benchmark id).
+Run it with an older checkout first on ``PYTHONPATH`` to see that code's board on the same logs.
 Usage: python benchmarks/imported_error_bars.py LOG_DIR [--pair-on problem_id,template_id,temperature]
 """
 
@@ -22,6 +24,8 @@ import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from narrative_infill.analysis.stats import clustered_interval, paired_test
+from narrative_infill.analysis.submission.protocol import RANKED_TRACKS
+from narrative_infill.analysis.submission.ranking import INSTANCES, rank
 from narrative_infill.data.narrative import NARRATIVE
 
 
@@ -44,6 +48,36 @@ def _runs(log_dir: str, pair_on: list[str]) -> dict[str, dict[str, dict]]:
             "logged": atavg.metrics["stderr"].value,
         }
     return runs
+
+
+def boards(runs: dict[str, dict[str, dict]]) -> None:
+    """Each setting's board, ranked by the board's own code on AtAvg."""
+    for setting, models in sorted(runs.items()):
+        keys = sorted({k for run in models.values() for k in run["values"]})
+        index = {k: i for i, k in enumerate(keys)}
+        rows = []
+        for model, run in models.items():
+            instances = {
+                (setting, f"{run['narrative'][k]}-n1-i{index[k]}"): [v] for k, v in run["values"].items()
+            }
+            mean = float(np.mean(list(run["values"].values())))
+            rows.append(
+                {
+                    "model": model,
+                    "baseline": False,
+                    "track": RANKED_TRACKS[0],  # a ranked track: the board ranks only these
+                    "group": setting,
+                    "qavg": None,
+                    "atavg": (mean, mean, mean),
+                    INSTANCES: {"atavg": instances},
+                }
+            )
+        rank(rows)
+        ranked = sorted(rows, key=lambda r: r["position"])
+        print(
+            f"{setting} board ({len(rows)} models): " + ", ".join(f"{r['model']} {r['rank']}" for r in ranked)
+        )
+        print(f"{setting} ranks in order: {[r['rank'] for r in ranked]}")
 
 
 def main() -> None:
@@ -79,6 +113,7 @@ def main() -> None:
         f"{pairs} model pairs within a setting: {tied} tied by the paired test (p >= 0.05), "
         f"{overlapping} with overlapping clustered intervals"
     )
+    boards(runs)
 
 
 if __name__ == "__main__":

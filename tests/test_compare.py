@@ -6,7 +6,7 @@ import json
 import pytest
 from helpers import mock_model
 from inspect_ai import Task, eval
-from inspect_ai.log import list_eval_logs
+from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 from inspect_ai.scorer import Score, scorer
 from inspect_ai.solver import generate
 
@@ -16,7 +16,9 @@ from narrative_infill.data.dataset import infill_dataset
 from narrative_infill.definitions import DIMENSIONS
 
 
-def judged_run(folder, level, judge_models="grader=mockllm/grader", limit=None, epochs=1):
+def judged_run(
+    folder, level, judge_models="grader=mockllm/grader", limit=None, epochs=1, answer="They went home."
+):
     """A demo run whose stand-in judge scores fluency ``level`` (+1 on every other instance) and 4
     on every other dimension, recording ``judge_models`` as the real judge does."""
 
@@ -31,7 +33,7 @@ def judged_run(folder, level, judge_models="grader=mockllm/grader", limit=None, 
         return score
 
     task = Task(dataset=infill_dataset("demo"), solver=generate(), scorer=stand_in_judge(), name="demo_run")
-    model = mock_model(lambda m, c: "<ANSWER>They went home.</ANSWER>")
+    model = mock_model(lambda m, c: f"<ANSWER>{answer}</ANSWER>")
     [log] = eval(task, model=model, display="none", log_dir=str(folder), limit=limit, epochs=epochs)
     assert log.status == "success", log.error
     return str(folder)
@@ -48,7 +50,7 @@ def runs(tmp_path_factory):
 
 def test_compare_pairs_the_shared_instances_and_finds_the_difference(runs):
     a, b, _ = runs
-    result = compare_runs([a], [b], resamples=500)
+    result = compare_runs([a], [b])
     assert result["shared_instances"] == 18 and result["a"]["instances"] == 24
     rows = {row["quantity"]: row for row in result["rows"]}
     assert list(rows)[0] == "qavg" and "fluency" in rows  # no metrics scorer in these runs: no AtAvg row
@@ -65,19 +67,17 @@ def test_compare_pairs_the_shared_instances_and_finds_the_difference(runs):
 def test_samples_pair_on_metadata_fields_when_asked(runs):
     a, b, _ = runs
     fields = ("dataset", "ref_id", "n", "unit_idx")  # what the demo's sample ids are made of
-    assert compare_runs([a], [b], resamples=200, pair_on=fields)["shared_instances"] == 18
+    assert compare_runs([a], [b], pair_on=fields)["shared_instances"] == 18
     with pytest.raises(NotComparableError, match="without the metadata field.s. problem_id"):
         compare_runs([a], [b], pair_on=("problem_id",))
 
 
 def test_the_command_prints_the_paired_table_and_writes_json(runs, tmp_path, capsys):
     a, b, _ = runs
-    assert main(["compare", a, b, "--resamples", "200"]) == 0
+    assert main(["compare", a, b]) == 0
     printed = capsys.readouterr().out
     assert "shared: 18 instances of" in printed and "| fluency |" in printed and "| 18 |" in printed
-    assert (
-        main(["compare", a, b, "--resamples", "200", "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
-    )
+    assert main(["compare", a, b, "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
     assert json.loads((tmp_path / "c.json").read_text())["shared_instances"] == 18
 
 
@@ -95,3 +95,52 @@ def test_a_side_holding_two_runs_is_refused(runs, tmp_path):
     logs = [info.name for folder in (a, twice) for info in list_eval_logs(folder)]
     with pytest.raises(NotComparableError, match="holds 2 runs"):
         compare_runs(logs, [a])
+
+
+def relabelled(folder, into, model=None, **metadata):
+    """A copy of ``folder``'s one log in ``into``, its model renamed and ``metadata`` set on every sample."""
+    [info] = list_eval_logs(folder)
+    log = read_eval_log(info.name)
+    log.eval.model = model or log.eval.model
+    for sample in log.samples:
+        sample.metadata = {**sample.metadata, **metadata}
+    into.mkdir()
+    write_eval_log(log, str(into / "run.eval"))
+    return str(into)
+
+
+def test_the_interval_is_the_p_values_inference_and_few_narratives_are_cautioned(runs):
+    a, b, _ = runs
+    result = compare_runs([a], [b])
+    assert result["shared_narratives"] < 50 and "fewer than 50" in result["caveats"][0]
+    for row in result["rows"]:  # the t interval excludes 0 exactly when p < 0.05
+        assert (row["low"] > 0 or row["high"] < 0) == (row["p_value"] < 0.05), row
+
+
+def test_runs_sharing_too_few_instances_are_refused_with_a_non_zero_exit(runs, tmp_path, capsys):
+    a, _, _ = runs
+    two = judged_run(tmp_path / "two", 2, limit=2)  # the demo's first two instances: one narrative
+    with pytest.raises(NotComparableError, match="share 2 instances of 1 narratives, too few"):
+        compare_runs([a], [two])
+    assert main(["compare", a, two]) == 1 and "too few to compare" in capsys.readouterr().err
+
+
+def test_pair_on_fields_that_split_the_runs_are_named(runs, tmp_path, capsys):
+    a, b, _ = runs
+    hot = relabelled(a, tmp_path / "hot", temperature=0.7)
+    cold = relabelled(b, tmp_path / "cold", temperature=0.6)
+    fields = "dataset,ref_id,n,unit_idx,temperature"
+    assert main(["compare", hot, cold, "--pair-on", fields]) == 1
+    err = capsys.readouterr().err
+    assert "share 0 instances" in err and "no value of temperature (temperature: A 0.7, B 0.6)" in err
+
+
+def test_a_baseline_side_and_unequal_epochs_are_said(runs, tmp_path, capsys):
+    a, _, _ = runs
+    twice = judged_run(tmp_path / "twice", 4, limit=12, epochs=2, answer="")  # the empty rule's answer
+    baseline = relabelled(twice, tmp_path / "baseline", model="baseline/empty")
+    caveats = compare_runs([a], [baseline])["caveats"]
+    assert any("B is a null baseline (baseline/empty)" in said for said in caveats)
+    assert any("A ran 1 epoch(s), B 2" in said for said in caveats)
+    assert main(["compare", a, baseline]) == 0
+    assert "caution: B is a null baseline" in capsys.readouterr().err

@@ -91,6 +91,9 @@ def test_the_log_reports_stderr_clustered_by_narrative_and_a_95_interval(judged_
     assert definitions["inspect_ai/ci"] == {"level": 0.95, "cluster": NARRATIVE}
     low, high = qavg.metrics["ci_lower"].value, qavg.metrics["ci_upper"].value
     assert low < qavg.metrics["mean"].value < high
+    assert qavg.metrics["narrative_infill/narratives"].value == len(
+        set(clusters)
+    )  # the G behind the interval
 
 
 def test_the_headline_key_carries_table_7_and_8_breakdowns_under_the_reports_names(judged_demo_log):
@@ -176,3 +179,16 @@ def test_imported_generations_carry_the_narrative_their_problem_and_gold_rebuild
 
     keys = [s.metadata[NARRATIVE] for s in read_eval_log(location).samples]
     assert keys[0] == keys[1] != keys[2]
+
+
+def test_the_reports_and_compares_path_warns_of_samples_that_are_their_own_cluster(caplog):
+    import pandas as pd
+
+    from narrative_infill.analysis.report import cells
+
+    cells._warn_own_clusters.cache_clear()
+    frame = pd.DataFrame({"id": ["rocstories-1-n1-i2", "17", "18"]})
+    with caplog.at_level(logging.WARNING):
+        keys = cells.sample_narratives(frame)
+    assert list(keys) == ["rocstories-1", "own:17", "own:18"]
+    assert "2 of 3 samples name no source narrative" in caplog.text

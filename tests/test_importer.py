@@ -167,3 +167,28 @@ def test_csv_with_a_byte_order_mark_imports_and_other_encodings_are_named(tmp_pa
     )
     with pytest.raises(ImportRowError, match=r"latin.csv, line 2 \(byte offset \d+\): not UTF-8"):
         read_generations([str(tmp_path / "latin.csv")])
+
+
+def test_rows_naming_dataset_and_unit_get_the_breakdowns_a_tasks_samples_get(tmp_path):
+    """An imported generation with ``dataset`` and ``unit_idx`` (and no source text) gets the
+    domain, blank position and narrative length the demo task's own sample of that instance has."""
+    from narrative_infill.data.dataset import infill_dataset
+
+    samples = list(infill_dataset("demo"))
+    rows = [
+        {
+            "id": f"r{index}",
+            "model": "m",
+            "template_name": "fitb_l2",
+            "problem": sample.input,
+            "gold_answer": sample.target,
+            "response": "They went home.",
+            **{k: sample.metadata[k] for k in ("dataset", "ref_id", "n", "unit_idx")},
+        }
+        for index, sample in enumerate(samples)
+    ]
+    [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", rows)], str(tmp_path / "logs"))
+    imported = {s.id: s.metadata for s in read_eval_log(location).samples}
+    fields = ("domain", "position", "n", "narrative_sentences")
+    for index, sample in enumerate(samples):
+        assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}

@@ -3,12 +3,15 @@
 Each side is one run (a log, or a folder holding one run's logs: ``report``'s loading picks the
 run's latest successful log). Only the instances both sides scored are compared, and their count
 is printed. Per quantity (AtAvg, QAvg, each metric and judge dimension): each side's mean over
-the shared instances (an instance's epochs averaged first), the mean difference A - B with a
-paired bootstrap interval that resamples source narratives, a two-sided sign-flip p-value at the
-narrative level, and the smallest difference these instances detect at 80% power (formulas in
-``analysis.stats``). Two runs whose numbers do not measure the same thing are refused, naming the
-field: metric signatures, judges, dataset revision, task version. Two settings of one model (or
-two models in one setting) are comparable; that is what the command is for.
+the shared instances (an instance's epochs averaged first), the mean difference A - B with its
+clustered t interval and two-sided p-value (one inference, clustered by source narrative: the
+interval excludes 0 exactly when p < 0.05), and the smallest difference these instances detect at
+80% power (formulas in ``analysis.stats``). Two runs whose numbers do not measure the same thing
+are refused, naming the field: metric signatures, judges, dataset revision, task version; so are
+two runs sharing fewer than two narratives, naming the ``--pair-on`` fields that split them. Two
+settings of one model (or two models in one setting) are comparable; that is what the command is
+for. What weakens the comparison without voiding it is said: fewer than ``FEW_NARRATIVES``
+narratives, a baseline side, unequal epochs.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ import pandas as pd
 
 from ..definitions import DIMENSIONS, NarrativeInfillError, none_if_nan
 from ..scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from .report.baselines import is_baseline
 from .report.cells import sample_narratives
 from .report.load import load_samples, read_log
-from .stats import CONFIDENCE, POWER, RESAMPLES, SEED, PairedTest, paired_test
+from .stats import CONFIDENCE, FEW_NARRATIVES, POWER, PairedTest, paired_test
 
 #: What compare reports, the headline keys first.
 QUANTITIES = (ATAVG, "qavg", *METRIC_NAMES, *DIMENSIONS)
@@ -101,12 +105,65 @@ def _shown(value: Any) -> str:
     return ", ".join(sorted(value)) or "none" if isinstance(value, set) else str(value)
 
 
+def _few(values: set[str], most: int = 5) -> str:
+    """A side's values of a field, or their count when there are many."""
+    return _shown(values) if len(values) <= most else f"{len(values)} values"
+
+
 def _narratives(frame: pd.DataFrame) -> pd.Series:
     """Each instance's narrative (``data.narrative``)."""
     return sample_narratives(frame).groupby(frame["instance"]).first()
 
 
-def _quantity(a: Side, b: Side, column: str, seed: int, resamples: int) -> dict[str, Any] | None:
+def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> set[str]:
+    """The instances both sides scored; an error when they share fewer than two narratives (no
+    degree of freedom to test on), naming the ``pair_on`` fields whose values the sides never share."""
+    shared = set(a.frame["instance"]) & set(b.frame["instance"])
+    narratives = _narratives(a.frame).reindex(sorted(shared)).nunique()
+    if narratives >= 2:
+        return shared
+    reason = _split_by(a, b, pair_on) or f"paired on {', '.join(pair_on) or 'sample id'}"
+    raise NotComparableError(
+        f"A and B share {len(shared)} instances of {narratives} narratives, too few to compare "
+        f"(at least 2 narratives): {reason}"
+    )
+
+
+def _split_by(a: Side, b: Side, pair_on: tuple[str, ...]) -> str:
+    """The ``pair_on`` fields no value of which both sides have, with each side's values ("" when
+    every field has a shared value)."""
+    apart = {f: (_values(a.frame, f"metadata_{f}"), _values(b.frame, f"metadata_{f}")) for f in pair_on}
+    apart = {f: sides for f, sides in apart.items() if not sides[0] & sides[1]}
+    if not apart:
+        return ""
+    shown = "; ".join(f"{f}: A {_few(left)}, B {_few(right)}" for f, (left, right) in apart.items())
+    return (
+        f"the sides share no value of {', '.join(apart)} ({shown}); leave "
+        f"{'it' if len(apart) == 1 else 'them'} out of --pair-on if the runs differ there on purpose"
+    )
+
+
+def caveats(a: Side, b: Side, narratives: int) -> list[str]:
+    """What weakens the comparison without voiding it, said beside the table."""
+    said = []
+    if narratives < FEW_NARRATIVES:
+        said.append(
+            f"only {narratives} shared narratives (fewer than {FEW_NARRATIVES}): the interval and p "
+            "hold their level only roughly, and the test finds only large differences (see MDE)"
+        )
+    for side in (a, b):
+        if is_baseline(side.header.eval.model):
+            said.append(f"{side.name} is a null baseline ({side.header.eval.model}), not a model")
+    epochs = [int(side.header.eval.config.epochs or 1) for side in (a, b)]
+    if epochs[0] != epochs[1]:
+        said.append(
+            f"A ran {epochs[0]} epoch(s), B {epochs[1]}: each instance's epochs are averaged, so the "
+            "side with more epochs has the less noisy per-instance values"
+        )
+    return said
+
+
+def _quantity(a: Side, b: Side, column: str) -> dict[str, Any] | None:
     """One row of the comparison, None when a side has no such score."""
     if column not in a.frame or column not in b.frame:
         return None
@@ -114,39 +171,31 @@ def _quantity(a: Side, b: Side, column: str, seed: int, resamples: int) -> dict[
     right = b.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     shared = left.index.intersection(right.index)
     clusters = _narratives(a.frame).reindex(shared)
-    test: PairedTest | None = paired_test(
-        (left[shared] - right[shared]).to_numpy(), list(clusters), seed=seed, resamples=resamples
-    )
+    test: PairedTest | None = paired_test((left[shared] - right[shared]).to_numpy(), list(clusters))
     if test is None:
         return None
     means = {"a": float(left[shared].mean()), "b": float(right[shared].mean())}
     return {"quantity": column, **means, **test.as_dict()}
 
 
-def compare_runs(
-    a_paths: list[str],
-    b_paths: list[str],
-    seed: int = SEED,
-    resamples: int = RESAMPLES,
-    pair_on: tuple[str, ...] = (),
-) -> dict[str, Any]:
+def compare_runs(a_paths: list[str], b_paths: list[str], pair_on: tuple[str, ...] = ()) -> dict[str, Any]:
     """The paired comparison of run A with run B (see the module's docstring), as a JSON-ready dict.
     Samples pair by id, or by the metadata fields ``pair_on`` (imported generations whose ids are
     per response: ``problem_id``, ``template_id``, ``temperature``)."""
     a, b = load_side("A", a_paths, pair_on), load_side("B", b_paths, pair_on)
     comparability(a, b)
-    rows = [row for column in QUANTITIES if (row := _quantity(a, b, column, seed, resamples))]
-    shared = set(a.frame["instance"]) & set(b.frame["instance"])
+    shared = shared_or_refused(a, b, pair_on)
+    narratives = int(_narratives(a.frame).reindex(sorted(shared)).nunique())
+    rows = [row for column in QUANTITIES if (row := _quantity(a, b, column))]
     return {
         "a": {"label": a.label, "log": a.header.location, "instances": int(a.frame["instance"].nunique())},
         "b": {"label": b.label, "log": b.header.location, "instances": int(b.frame["instance"].nunique())},
         "paired_on": list(pair_on) or ["sample id"],
         "shared_instances": len(shared),
-        "shared_narratives": int(_narratives(a.frame).reindex(sorted(shared)).nunique()),
+        "shared_narratives": narratives,
         "confidence": CONFIDENCE,
         "power": POWER,
-        "seed": seed,
-        "resamples": resamples,
+        "caveats": caveats(a, b, narratives),
         "rows": [{k: none_if_nan(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows],
     }
 
@@ -165,11 +214,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"- B: {b['label']} ({b['instances']} instances; {b['log']})",
         f"- shared: {result['shared_instances']} instances of {result['shared_narratives']} narratives "
         f"(paired on {', '.join(result['paired_on'])})",
-        f"- difference A - B; {result['confidence']:.0%} interval: paired bootstrap over narratives; p: "
-        f"two-sided sign flips of whole narratives; MDE: smallest difference detectable at "
-        f"{result['power']:.0%} power (seed {result['seed']}, {result['resamples']} resamples)",
+        f"- difference A - B with its {result['confidence']:.0%} t interval and two-sided p, one "
+        "inference: the clustered paired t test over narratives (narratives - 1 degrees of freedom); "
+        f"MDE: smallest difference detectable at {result['power']:.0%} power",
+        *(f"- **caution**: {said}" for said in result["caveats"]),
         "",
-        "| quantity | A | B | A - B | 95% interval | p | MDE | instances | narratives |",
+        f"| quantity | A | B | A - B | {result['confidence']:.0%} t interval | p | MDE | instances "
+        "| narratives |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in result["rows"]:

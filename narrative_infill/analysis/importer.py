@@ -24,7 +24,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 
 from ..data.atomic import atomic_dir
-from ..data.narrative import NARRATIVE, record_narrative
+from ..data.narrative import NARRATIVE, record_narrative, story_of
+from ..data.records import breakdown_fields
 from ..definitions import NarrativeInfillError, OptionError, is_missing
 from ..inspect_compat import add_samples, replayed_sample
 from ..solvers.replay import replay_output
@@ -61,8 +62,21 @@ def _sample(item: ImportedRow) -> Sample:
         id=sample_id(record, item.origin, item.row),
         input=str(record["problem"]),
         target=gold,
-        metadata=metadata,
+        metadata=_with_breakdowns(metadata, str(record["problem"]), gold),
     )
+
+
+def _with_breakdowns(metadata: dict[str, Any], problem: str, gold: str) -> dict[str, Any]:
+    """A row that names its ``dataset`` and ``unit_idx`` gets the domain, blank position and
+    narrative length a task's own sample gets (``data.records.breakdown_fields``), so the
+    viewer's and the report's breakdowns cover imported generations; a field the row gives
+    itself is kept."""
+    dataset, unit_idx = text_field(metadata.get("dataset")), integer_field(metadata.get("unit_idx"))
+    if dataset is None or unit_idx is None or unit_idx < 0:
+        return metadata
+    narrative = text_field(metadata.get("source_text")) or story_of(problem, gold)
+    derived = breakdown_fields(dataset, unit_idx, problem, narrative)
+    return {**metadata, **{k: v for k, v in derived.items() if is_missing(metadata.get(k))}}
 
 
 def _groups(rows: list[ImportedRow]) -> dict[tuple[str, str], list[ImportedRow]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from .options import command
@@ -14,13 +15,17 @@ def _compare(args: argparse.Namespace) -> int:
 
     A and B are each one run: a log, or a folder holding one run's logs (two settings of one model,
     or two models of one setting). Over the instances both scored: the mean difference of AtAvg,
-    QAvg, each metric and judge dimension, with a paired bootstrap interval over source narratives,
-    a two-sided sign-flip p-value and the smallest difference detectable at 80% power. Runs scored
-    with different metric signatures, judges, dataset revisions or task versions are refused."""
+    QAvg, each metric and judge dimension, with the clustered paired t test over source narratives
+    (its 95% interval and two-sided p-value, which agree) and the smallest difference detectable at
+    80% power; fewer than 50 narratives, a baseline side and unequal epochs are said. Runs scored
+    with different metric signatures, judges, dataset revisions or task versions, or sharing fewer
+    than two narratives, are refused."""
     from ..analysis.compare import compare_runs, markdown
 
     pair_on = tuple(f for f in (args.pair_on or "").split(",") if f)
-    result = compare_runs([args.a], [args.b], seed=args.seed, resamples=args.resamples, pair_on=pair_on)
+    result = compare_runs([args.a], [args.b], pair_on=pair_on)
+    for said in result["caveats"]:
+        print(f"caution: {said}", file=sys.stderr)
     text = json.dumps(result, indent=1) + "\n" if args.format == "json" else markdown(result)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
@@ -31,8 +36,6 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands) -> None:
-    from ..analysis.stats import RESAMPLES, SEED
-
     compare = command(commands, _compare)
     compare.add_argument("a", help="run A: a log, or a folder of one run's logs")
     compare.add_argument("b", help="run B: a log, or a folder of one run's logs")
@@ -45,13 +48,4 @@ def add_commands(commands) -> None:
         metavar="FIELDS",
         help="pair samples on these comma-separated metadata fields instead of the sample id (imported "
         "generations whose ids are per response: problem_id,template_id,temperature)",
-    )
-    compare.add_argument(
-        "--seed", type=int, default=SEED, help=f"bootstrap and sign-flip seed (default {SEED})"
-    )
-    compare.add_argument(
-        "--resamples",
-        type=int,
-        default=RESAMPLES,
-        help=f"bootstrap and sign-flip draws (default {RESAMPLES})",
     )

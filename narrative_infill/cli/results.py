@@ -28,9 +28,11 @@ def _report(args: argparse.Namespace) -> int:
         update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
         print(f"{args.readme}: evaluation report section regenerated")
     if args.compare_paper and "paper_tau_atavg" in report.tables:
+        from ..analysis.report.paper_compare import TAU_RANGE
+
         print(
-            "Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring (95% "
-            "bootstrap):"
+            f"Kendall tau of the AtAvg model ranking against the paper's, per setting and scoring. "
+            f"{TAU_RANGE}:"
         )
         print(report.tables["paper_tau_atavg"].round(2).to_markdown())
     print(

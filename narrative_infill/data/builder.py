@@ -30,7 +30,7 @@ from pathlib import Path
 from ..definitions import NarrativeInfillError, OptionError
 from .atomic import atomic_file
 from .jsonl import csv_rows, iter_jsonl
-from .records import BLANK, SCHEMA, blank_position, canonical_domain
+from .records import BLANK, SCHEMA, blank_position, breakdown_fields, canonical_domain
 from .text import count_tokens
 
 POLICIES = ("paper-code", "all-positions")
@@ -195,14 +195,10 @@ def _with_derived_fields(record: dict) -> dict:
     """Sentence count and position for files that lack them (the published CSV)."""
     if record.get("narrative_sentences") not in (None, "") and record.get("position"):
         return record
-    from .text import split_sentences
-
-    count = len(split_sentences(record["source_text"], canonical_domain(str(record["dataset"]))))
-    return {
-        **record,
-        "narrative_sentences": count,
-        "position": blank_position(int(record["unit_idx"]), record["problem"]),
-    }
+    derived = breakdown_fields(
+        str(record["dataset"]), int(record["unit_idx"]), record["problem"], record["source_text"]
+    )
+    return {**record, "narrative_sentences": derived["narrative_sentences"], "position": derived["position"]}
 
 
 def build_stats(records: list[dict]) -> str:

@@ -49,11 +49,15 @@ def narrative_of_id(sample_id: Any) -> str | None:
     return match.group("narrative") if match else None
 
 
+def story_of(problem: str, gold: str) -> str:
+    """The story a problem and its gold rebuild: the gold put into the blank, whitespace normalised."""
+    return normalise_space(_BLANK_RUN.sub(lambda _: gold, problem, count=1))
+
+
 def narrative_of_text(problem: str, gold: str) -> str:
     """The narrative a problem and its gold rebuild, as ``text-<hash>``: the story with the gold
     in its blank, so every masking of one story has one key."""
-    story = normalise_space(_BLANK_RUN.sub(lambda _: gold, problem, count=1))
-    return "text-" + hashlib.sha256(story.encode("utf-8")).hexdigest()[:16]
+    return "text-" + hashlib.sha256(story_of(problem, gold).encode("utf-8")).hexdigest()[:16]
 
 
 def own_cluster(sample_id: Any) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
 from ..definitions import NarrativeInfillError, is_missing
-from .text import count_tokens, normalise_space, remove_eos, split_sentences
+from .text import EOS_DOMAINS, count_tokens, normalise_space, remove_eos, split_sentences
 
 SCHEMA = ("dataset", "ref_id", "source_text", "problem", "gold_answer", "unit", "n", "unit_idx")
 BLANK = "______"
@@ -95,6 +95,20 @@ def blank_position(unit_idx: int, problem: str) -> Position:
     if unit_idx <= math.ceil(2 * total / 3):
         return "middle"
     return "closing"
+
+
+def breakdown_fields(dataset: str, unit_idx: int, problem: str, narrative: str) -> dict[str, Any]:
+    """The domain, blank position and narrative length (in sentences) an instance is grouped by
+    in the paper's breakdowns (Tables 7 and 8): one rule for the loader's instances and for
+    imported generations. ``narrative`` is the source text, or, where a row has none, the problem
+    with its gold put back; that text carries no ``<eos>`` separators, so it is split as prose."""
+    domain = canonical_domain(dataset)
+    splitting = domain if "<eos>" in narrative or domain not in EOS_DOMAINS else "prose"
+    return {
+        "domain": domain,
+        "position": blank_position(unit_idx, problem),
+        "narrative_sentences": len(split_sentences(narrative, splitting)),
+    }
 
 
 @dataclass(frozen=True)
@@ -232,19 +246,18 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
         fail("problem", reason)
     blanks = _BLANK_RUN.findall(problem)
 
-    domain = canonical_domain(dataset)
-    sentences = split_sentences(source_text, domain)
+    breakdowns = breakdown_fields(dataset, unit_idx, problem, source_text)
     quirks = []
     if blanks[0] != BLANK:
         quirks.append("nonstandard_blank")
     filled = problem.replace(blanks[0], gold, 1)
     if normalise_space(filled) != normalise_space(remove_eos(source_text)):
         quirks.append("gold_does_not_reproduce_source")
-    if unit_idx + n > len(sentences):
+    if unit_idx + n > breakdowns["narrative_sentences"]:
         quirks.append("span_beyond_source_sentences")
 
     return Instance(
-        domain=domain,
+        **breakdowns,
         dataset=dataset,
         ref_id=ref_id,
         source_text=source_text,
@@ -253,8 +266,6 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
         unit=unit,
         n=n,
         unit_idx=unit_idx,
-        narrative_sentences=len(sentences),
-        position=blank_position(unit_idx, problem),
         gold_tokens=count_tokens(gold),
         quirks=tuple(quirks),
     )

@@ -6,9 +6,11 @@ draws (the plain ``stderr`` would treat them so and come out too small). A sampl
 field (a log written before it existed, a foreign dataset) gets the narrative its
 ``(dataset, ref_id)`` or sample id names, else is a cluster of its own, with a warning.
 
-The headline keys (AtAvg, QAvg) also carry a 95% interval and the paper's breakdowns (Tables 7
-and 8): the mean per domain, blank position, span length (``n=2``) and narrative length, named
-as ``report`` names them. A sample lacking a breakdown's field counts under ``<breakdown>: unknown``; a
+The headline keys (AtAvg, QAvg) also carry a 95% interval (Inspect's ``ci``: the t interval with
+narratives - 1 degrees of freedom; its level and cluster key are the metric's logged parameters),
+the number of narratives behind it (``narratives``), and the paper's breakdowns (Tables 7 and
+8): the mean per domain, blank position, span length (``n=2``) and narrative length, named as
+``report`` names them. A sample lacking a breakdown's field counts under ``<breakdown>: unknown``; a
 breakdown no sample has a field for is left out of the log.
 """
 
@@ -94,6 +96,18 @@ def narrative_ci() -> Metric:
     return _on_narratives(ci(level=CONFIDENCE, cluster=NARRATIVE))
 
 
+@metric
+def narratives() -> Metric:
+    """How many source narratives the key's error bars rest on: the G of the interval's G - 1
+    degrees of freedom, shown beside it so that a reader can tell a 10-story interval from a
+    1,000-story one."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        return len({(s.sample_metadata or {})[NARRATIVE] for s in with_narratives(scores)})
+
+    return compute
+
+
 def _grouped_mean(scores: list[SampleScore], name: str) -> dict[str, Any]:
     """The mean per group of breakdown ``name``: Inspect's ``grouped(mean())``; {} when no sample
     has the breakdown's field."""
@@ -133,5 +147,6 @@ def key_metrics() -> list[Metric]:
 
 
 def headline_metrics() -> list[Metric]:
-    """AtAvg and QAvg: mean, clustered standard error and interval, and the paper's breakdowns."""
-    return [*key_metrics(), narrative_ci(), breakdowns()]
+    """AtAvg and QAvg: mean, clustered standard error and interval, the narratives behind them,
+    and the paper's breakdowns."""
+    return [*key_metrics(), narrative_ci(), narratives(), breakdowns()]

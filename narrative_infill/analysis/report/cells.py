@@ -13,12 +13,14 @@ runs coincide; logs no field tells apart are one run (``load.select_logs`` reads
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from ...data.narrative import NARRATIVE, narrative_of
+from ...data.narrative import NARRATIVE, is_own_cluster, narrative_of
 from ...definitions import NarrativeInfillError, setting_name
 
 #: The generation settings that can change an output (not retries, timeouts, connections, caching).
@@ -132,20 +134,31 @@ def label_runs(headers: Mapping[str, Any], model_of) -> RunLabels:
     return labels
 
 
+logger = logging.getLogger(__name__)
+
+
+@cache
+def _warn_own_clusters(alone: int, total: int) -> None:
+    """Once per count: the report asks for a frame's narratives table by table."""
+    logger.warning(
+        f"{alone} of {total} samples name no source narrative (no '{NARRATIVE}', dataset and ref_id, "
+        "or benchmark sample id): each is its own cluster, so the error bars from them may be too small"
+    )
+
+
 def sample_narratives(frame: Any) -> Any:
     """Each row's source narrative (``data.narrative``), from the sample's metadata columns and id
-    (a frame without ids: each row its own)."""
+    (a frame without ids: each row its own, with a warning)."""
     import pandas as pd
 
     fields = {"metadata_" + f: f for f in (NARRATIVE, "dataset", "ref_id") if "metadata_" + f in frame}
     ids = frame.get("id", frame.index)
     # A frame of no columns gives no records in some pandas releases (the 3.10 matrix's): one empty row each.
     rows = frame[list(fields)].to_dict("records") if fields else [{}] * len(frame)
-    return pd.Series(
-        [
-            narrative_of({f: row[c] for c, f in fields.items()}, sample_id)
-            for sample_id, row in zip(ids, rows)
-        ],
-        index=frame.index,
-        dtype=object,
-    )
+    keys = [
+        narrative_of({f: row[c] for c, f in fields.items()}, sample_id) for sample_id, row in zip(ids, rows)
+    ]
+    alone = sum(map(is_own_cluster, keys))
+    if alone:
+        _warn_own_clusters(alone, len(keys))
+    return pd.Series(keys, index=frame.index, dtype=object)

@@ -22,6 +22,7 @@ from ...definitions import NarrativeInfillError
 from .baselines import BASELINES_TABLE, NOT_ABOVE, is_baseline
 from .document import Report
 from .load import read_log, select_logs
+from .paper_compare import TAU_RANGE
 
 START = "<!-- evaluation-report:start -->"
 END = "<!-- evaluation-report:end -->"
@@ -29,7 +30,7 @@ END = "<!-- evaluation-report:end -->"
 SHOWN = (
     ("table3_model_by_level", "Per model and TELeR level (the paper's Table 3)"),
     ("table5_model_by_paradigm", "Per model and reasoning paradigm (the paper's Table 5)"),
-    ("paper_tau_atavg", "Agreement with the paper's model ranking (Kendall τ, 95% bootstrap interval)"),
+    ("paper_tau_atavg", f"Agreement with the paper's model ranking ({TAU_RANGE})"),
 )
 #: The paper's side-by-side tables, shown folded to a line per setting and quantity (``paper_summary``).
 PAPER_SIDE_BY_SIDE = (("paper_table3", "Table 3"), ("paper_table5", "Table 5"))

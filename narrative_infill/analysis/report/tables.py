@@ -88,6 +88,8 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
         "table5_model_by_paradigm",
         _by_setting(reasoning, PARADIGMS, "reasoning-paradigm", has_metrics, has_judge),
     )
+    if not (teler.empty and reasoning.empty):
+        report.notes.append(_interval_note(pd.concat([teler, reasoning])))
     report.add("table10_11_breakdown", _breakdown(teler, LEVELS))
     report.add("table12_breakdown", _breakdown(reasoning, PARADIGMS))
     report.add("table6_quality_by_setting", _quality_by_setting(frame) if has_judge else Absent(NO_JUDGE))
@@ -150,6 +152,18 @@ def _half_widths(subset: pd.DataFrame, value: str, means: pd.DataFrame) -> pd.Da
         if found is not None:
             widths.loc[model, setting] = found.high - found.mean
     return widths
+
+
+def _interval_note(subset: pd.DataFrame) -> str:
+    """What the ``±95%`` columns of Tables 3 and 5 are, and how many narratives stand behind them."""
+    counts = sample_narratives(subset).groupby([subset["model"], subset["setting"]]).nunique()
+    low, high = int(counts.min()), int(counts.max())
+    return (
+        "Tables 3 and 5, ±95% (± in the README): the half-width of each cell's 95% t interval of the "
+        "mean (narratives - 1 degrees of freedom), clustered by source narrative; "
+        f"{low if low == high else f'{low}-{high}'} narratives per cell"
+        + (" (fewer than 30: wide and only roughly at its level)" if low < 30 else "")
+    )
 
 
 def _breakdown(subset: pd.DataFrame, order: tuple[str, ...]) -> Table:

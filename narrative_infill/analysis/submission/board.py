@@ -33,7 +33,16 @@ from ...definitions import (
 )
 from ..stats import CONFIDENCE
 from .build import content_hash
-from .ranking import INSTANCES, instance_values, interval, rank, rank_label
+from .ranking import (
+    INSTANCES,
+    INTERVAL_NOTE,
+    RANK_RULE,
+    instance_values,
+    interval,
+    narrative,
+    rank,
+    rank_label,
+)
 from .reference import COPY_NOTE, NOT_ABOVE, reference_rows
 from .verify import Verification, load_document, locate_logs, schema_problems, self_consistency, verify
 
@@ -91,8 +100,9 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
         "high": float(np.mean([is_high(q, high_inclusive) for q in scored])) if scored else None,
         "low": float(np.mean([is_low(q) for q in scored])) if scored else None,
         "n": sum(len(rows) for rows in samples.values()),
-        "atavg": interval(atavg),
-        "qavg": interval(qavg) if scored else None,
+        "narratives": len({narrative(sample_id) for _, sample_id in atavg}),
+        "atavg": interval(atavg, file),
+        "qavg": interval(qavg, file) if scored else None,
         INSTANCES: {"atavg": atavg, "qavg": qavg},
     }
 
@@ -167,11 +177,9 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
     lines = [
         "# Narrative infilling leaderboard",
         "",
-        f"Intervals: {CONFIDENCE:.0%}, clustered by source narrative (all instances and epochs of a "
-        "story together). A row ranks above another only when a paired test on the instances both "
-        f"scored finds them different (p < {1 - CONFIDENCE:.2f}, sign flips of whole narratives, "
-        'seeded); "tied with #k" names the rows it does not differ from, within a group sharing '
-        "settings, task versions, metric signature, data and judge (models, prompt variant, "
+        f"{INTERVAL_NOTE}. {RANK_RULE}; "
+        '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
+        "task versions, metric signature, data and judge (models, prompt variant, "
         "weighting; G1, G2... when a track has several); custom entries are never ranked. "
         "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
         "logs (some checks not possible here), file only.",
@@ -195,6 +203,7 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             "High%",
             "Low%",
             "n",
+            "narratives",
             "copied%",
             "vs context",
             "metric signature",
@@ -215,6 +224,7 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
                 _cell(r["high"] and r["high"] * 100, 1),
                 _cell(r["low"] and r["low"] * 100, 1),
                 str(r["n"]),
+                str(r.get("narratives", "")),
                 _cell(r.get("copied") and r["copied"] * 100, 1),
                 r.get("copy_flag") or r.get("vs_context") or "",
                 r["signature"][:60],
@@ -284,6 +294,8 @@ def write_leaderboard(
     data = {
         "settings": list(SETTINGS),
         "confidence": CONFIDENCE,
+        "interval_note": INTERVAL_NOTE,
+        "rank_rule": RANK_RULE,
         "high_rule": high_label(high_inclusive),
         "copy_note": COPY_NOTE,
         "not_above": NOT_ABOVE,
