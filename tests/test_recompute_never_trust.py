@@ -182,3 +182,15 @@ def test_a_baseline_log_with_forged_scores_cannot_move_the_context_line(tmp_path
     assert main(["report", str(folder), "-o", str(tmp_path / "report")]) == 1
     err = capsys.readouterr().err
     assert "a baseline's scores are not taken on trust" in err and "atavg 0.5 ->" in err
+
+
+def test_a_judge_endpoint_forged_in_the_header_only_is_refused_naming_the_field(logs, tmp_path, capsys):  # noqa: F811
+    folder = shutil.copytree(logs / "alpha", tmp_path / "logs")
+    for path in sorted(folder.glob("*.eval")):
+        log = read_eval_log(str(path))
+        log.eval.model_roles["grader"].base_url = "https://api.openai.com/v1"
+        write_eval_log(log, str(path))
+    assert main(["submit", str(folder), "-o", str(tmp_path / "sub.json"), "--track", "demo"]) == 1
+    err = capsys.readouterr().err
+    assert "header model_roles.grader.base_url: 'https://api.openai.com/v1'" in err
+    assert "the sample records name 'provider default'" in err

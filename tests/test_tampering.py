@@ -222,6 +222,7 @@ def _header_edited(logs, folder, edit):  # noqa: F811
         (
             lambda log: (
                 [s.scores["judge"].metadata.update(judge_models="grader=mockllm/other") for s in log.samples]
+                + [setattr(log.eval.model_roles["grader"], "model", "mockllm/other")]  # header agrees
                 if log.eval.metadata["template"] == "l2"
                 else None
             ),

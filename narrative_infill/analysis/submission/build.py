@@ -25,7 +25,7 @@ from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
-from .judges import judge_provenance
+from .judges import header_problems, judge_provenance
 from .protocol import generation, scorer_options, track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
@@ -218,6 +218,7 @@ def submission_document(
     claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
     problems = track_problems(track, runs)
     problems += [p for p in (unscored_problem(s, c, track) for s, c in claims.items()) if p]
+    problems += header_problems(runs)  # the records say who judged, where: the header must agree
     if problems:
         raise SubmissionError(
             f"not a complete {track} track submission (a run off the protocol can go to --track custom):\n  "

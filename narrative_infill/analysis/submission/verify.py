@@ -42,6 +42,7 @@ from .build import (
     setting_claims,
     submission_rows,
 )
+from .judges import header_problems as header_judge_problems
 from .protocol import PROTOCOLS, track_problems, unscored_problem
 from .recompute import recheck_runs
 from .regenerate import Retest
@@ -205,6 +206,7 @@ def _check_logs(
                     f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the {run.setting} "
                     f"log records {recorded!r:.200}"
                 )
+    result.failures += header_judge_problems(runs)
     signatures, judges = scored_with(runs)
     for what, values in (("metric signature", signatures), ("judge", judges)):
         if len(values) > 1:
