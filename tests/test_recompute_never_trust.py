@@ -194,3 +194,11 @@ def test_a_judge_endpoint_forged_in_the_header_only_is_refused_naming_the_field(
     err = capsys.readouterr().err
     assert "header model_roles.grader.base_url: 'https://api.openai.com/v1'" in err
     assert "the sample records name 'provider default'" in err
+
+
+def test_submit_rechecks_its_logs_and_says_so(auto_log, tmp_path, capsys):
+    out = tmp_path / "sub.json"
+    assert main(["submit", str(auto_log), "-o", str(out), "--track", "demo", "--sample", "5"]) == 0
+    assert "metrics re-scored here" in capsys.readouterr().out and out.exists()
+    assert main(["submit", str(auto_log), "-o", str(out), "--track", "demo", "--sample", "-1"]) == 1
+    assert "--sample must be at least 0" in capsys.readouterr().err

@@ -56,9 +56,10 @@ def _submit(args: argparse.Namespace) -> int:
     from ..analysis.submission.verify import NOT_VERIFIED
 
     started = time.perf_counter()
+    _check_counts(args)
     runs = read_settings(args.logs)
     document = submission_document(runs, args.track, args.submitter, high_inclusive=args.high_inclusive)
-    recheck = recheck_or_refuse(runs, args.track)  # no claim leaves here that its records do not give
+    recheck = recheck_or_refuse(runs, args.track, args.sample)  # no claim its records do not give
     write_submission(document, args.output, args.logs)
     settings = ", ".join(document["settings"])
     rescored = f"{NOT_VERIFIED} ({recheck.cannot_rescore})" if recheck.cannot_rescore else "re-scored here"
@@ -189,6 +190,12 @@ def _add_submit(commands) -> None:
         "(any protocol, never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
+    submit.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="before writing, re-score the metrics of K samples drawn at run time (default: all)",
+    )
     high_inclusive_option(submit, "claim High%%")
 
 

@@ -243,14 +243,15 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
     )
 
 
-def recheck_or_refuse(runs, track: str):
+def recheck_or_refuse(runs, track: str, sample: int | None = None):
     """``submit``'s recheck: every sample of ``runs`` recomputed as ``verify`` does (its metrics
-    re-scored where the backbones load here); ``SubmissionError`` listing what the records do not
-    give, else the :class:`Recheck` (its ``cannot_rescore`` says when the metrics were not re-scored)."""
+    re-scored where the backbones load here, on all samples or ``sample`` drawn now);
+    ``SubmissionError`` listing what the records do not give, else the :class:`Recheck` (its
+    ``cannot_rescore`` says when the metrics were not re-scored)."""
     from .build import SubmissionError
     from .protocol import PROTOCOLS
 
-    recheck = recheck_runs(runs, None, PROTOCOLS.get(track))
+    recheck = recheck_runs(runs, sample, PROTOCOLS.get(track))
     if recheck.failures:
         raise SubmissionError(
             "the logs' scores are not what their sample records give (recomputed here):\n  "
