@@ -202,3 +202,15 @@ def test_submit_rechecks_its_logs_and_says_so(auto_log, tmp_path, capsys):
     assert "metrics re-scored here" in capsys.readouterr().out and out.exists()
     assert main(["submit", str(auto_log), "-o", str(out), "--track", "demo", "--sample", "-1"]) == 1
     assert "--sample must be at least 0" in capsys.readouterr().err
+
+
+def test_a_header_edited_alone_is_refused_by_submit_naming_the_field(auto_log, tmp_path, capsys):
+    folder = shutil.copytree(auto_log, tmp_path / "logs")
+    for path in folder.glob("*.eval"):
+        log = read_eval_log(str(path))
+        for score in log.results.scores:
+            if score.scorer == "metrics" and score.name == "atavg":
+                score.metrics["mean"].value = FORGED  # what inspect view shows; the records stay honest
+        write_eval_log(log, str(path))
+    assert main(["submit", str(folder), "-o", str(tmp_path / "sub.json"), "--track", "demo"]) == 1
+    assert "l1: header results.atavg.mean: the header says 0.4500" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from ...definitions import none_if_nan
+from ...definitions import none_if_nan, same_number
 from ..sample_records import summary_problem
 from .rescore import Pending, rescore, same_value
 
@@ -246,15 +246,41 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
 def recheck_or_refuse(runs, track: str, sample: int | None = None):
     """``submit``'s recheck: every sample of ``runs`` recomputed as ``verify`` does (its metrics
     re-scored where the backbones load here, on all samples or ``sample`` drawn now);
-    ``SubmissionError`` listing what the records do not give, else the :class:`Recheck` (its
-    ``cannot_rescore`` says when the metrics were not re-scored)."""
-    from .build import SubmissionError
+    ``SubmissionError`` listing what the records (or the headers' means) do not give, else the
+    :class:`Recheck` (its ``cannot_rescore`` says when the metrics were not re-scored)."""
+    from .build import SubmissionError, setting_claims
     from .protocol import PROTOCOLS
 
     recheck = recheck_runs(runs, sample, PROTOCOLS.get(track))
+    for run in runs:
+        recheck.failures += header_problems(run, setting_claims(run.samples))
     if recheck.failures:
         raise SubmissionError(
             "the logs' scores are not what their sample records give (recomputed here):\n  "
             + "\n  ".join(recheck.failures)
         )
     return recheck
+
+
+def header_problems(run, claims: dict) -> list[str]:
+    """Where the log's header (``results``: what ``inspect view`` and ``evals_df`` show) disagrees
+    with the means its sample records give, field by field: an edited header is refused, not
+    warned about. Only the newest scorings count (the claims' own), and only finite means."""
+    from ..report.load import newest_score_key
+
+    keys = {key for sample in run.samples for key in (sample.scores or {})}
+    newest = {newest_score_key(keys, "metrics"), newest_score_key(keys, "judge")} - {None}
+    means = {"atavg": claims["atavg"], "qavg": claims.get("qavg") or {}}
+    means |= claims["metrics"] | (claims.get("dimensions") or {})
+    problems = []
+    for score in run.header.results.scores if run.header.results else []:
+        mean = (means.get(score.name) or {}).get("mean")
+        recorded = none_if_nan(score.metrics["mean"].value) if "mean" in score.metrics else None
+        if score.scorer.split("/")[-1] not in newest or mean is None or recorded is None:
+            continue
+        if not same_number(recorded, mean):
+            problems.append(
+                f"{run.setting}: header results.{score.name}.mean: the header says {recorded:.4f}, its "
+                f"sample records {mean:.4f}: the header was edited after Inspect wrote it"
+            )
+    return problems

@@ -44,7 +44,7 @@ from .build import (
 )
 from .judges import header_problems as header_judge_problems
 from .protocol import PROTOCOLS, track_problems, unscored_problem
-from .recompute import recheck_runs
+from .recompute import header_problems, recheck_runs
 from .regenerate import Retest
 from .schema import load_document, row_problems, schema_problems
 
@@ -256,30 +256,6 @@ def _check_logs(
 
 def _close_rows(a: list, b: list) -> bool:
     return len(a) == len(b) and all(_close(list(x), list(y)) for x, y in zip(a, b))
-
-
-def header_problems(run, claims: dict) -> list[str]:
-    """Where the log's header (``results``: what ``inspect view`` and ``evals_df`` show) disagrees
-    with the means its sample records give, field by field: an edited header is refused, not
-    warned about. Only the newest scorings count (the claims' own), and only finite means."""
-    from ..report.load import newest_score_key
-
-    keys = {key for sample in run.samples for key in (sample.scores or {})}
-    newest = {newest_score_key(keys, "metrics"), newest_score_key(keys, "judge")} - {None}
-    means = {"atavg": claims["atavg"], "qavg": claims.get("qavg") or {}}
-    means |= claims["metrics"] | (claims.get("dimensions") or {})
-    problems = []
-    for score in run.header.results.scores if run.header.results else []:
-        mean = (means.get(score.name) or {}).get("mean")
-        recorded = none_if_nan(score.metrics["mean"].value) if "mean" in score.metrics else None
-        if score.scorer.split("/")[-1] not in newest or mean is None or recorded is None:
-            continue
-        if not same_number(recorded, mean):
-            problems.append(
-                f"{run.setting}: header results.{score.name}.mean: the header says {recorded:.4f}, its "
-                f"sample records {mean:.4f}: the header was edited after Inspect wrote it"
-            )
-    return problems
 
 
 def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) -> None:
