@@ -9,7 +9,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from narrative_infill.analysis.importer import import_generations
 from narrative_infill.analysis.report.baselines import NOT_ABOVE, baselines_table, is_baseline
-from narrative_infill.analysis.report.load import ForgedBaselineError, load_samples
+from narrative_infill.analysis.report.baselines import ForgedBaselineError
+from narrative_infill.analysis.report.load import load_samples
 
 from test_import_baselines import rows, write
 

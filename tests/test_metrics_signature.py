@@ -6,7 +6,7 @@ import pytest
 
 import narrative_infill.scorers.metrics.embedding as embedding
 import narrative_infill.scorers.metrics.pairs as pairs
-from narrative_infill.analysis.submission.recompute import logged_backbones
+from narrative_infill.analysis.submission.rescore import logged_backbones
 from narrative_infill.scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature
 
 PAPER = BackboneSignature(

@@ -81,7 +81,7 @@ def test_submit_writes_a_canonical_self_hashed_file(submissions):
 def test_verify_recomputes_every_claim_from_the_logs(submissions, logs, capsys):
     assert main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")]) == 0
     out = capsys.readouterr().out
-    assert "every aggregate recomputed" in out and "48 samples' five metrics and AtAvg re-scored here" in out
+    assert "every aggregate recomputed" in out and "48 answered samples' five metrics and AtAvg re-scored here" in out
     assert (
         "answers re-extracted from the raw outputs" in out
         and "problems and golds compared with the data" in out

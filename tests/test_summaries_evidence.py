@@ -14,6 +14,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
 from narrative_infill.analysis.importer import import_generations
+from narrative_infill.analysis.submission.build import build_submission
 from narrative_infill.cli import main
 from narrative_infill.definitions import DIMENSIONS
 from narrative_infill.scorers.metrics.pairs import METRIC_NAMES
@@ -85,8 +86,9 @@ def edited(honest: Path, tmp_path: Path, edit) -> Path:
 def test_report_and_submit_read_honest_logs(honest, tmp_path):
     assert main(["report", str(honest), "-o", str(tmp_path / "report")]) == 0
     assert "0.147" in (tmp_path / "report" / "report.md").read_text()
-    assert main(["submit", str(honest), "-o", str(tmp_path / "m1.json"), "--track", "custom"]) == 0
-    claims = json.loads((tmp_path / "m1.json").read_text())["settings"]
+    # the scores here are set by hand, not scored: `submit`'s recheck would refuse them; the
+    # claims themselves are what is tested (tests/test_recompute_never_trust.py: the recheck)
+    claims = build_submission([str(honest)], "custom")["settings"]
     assert {s: c["atavg"]["mean"] for s, c in claims.items()} == pytest.approx({"l1": ATAVG, "l2": ATAVG})
 
 

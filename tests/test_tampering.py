@@ -41,13 +41,24 @@ def _zip_edited(logs, tmp_path, edit):  # noqa: F811
     return folder
 
 
-def test_scores_edited_in_the_summaries_only_fail(logs, tmp_path, capsys, monkeypatch):  # noqa: F811
-    """The claims come from the summaries Inspect lists; the samples re-read are the full records:
-    a forger who inflates the first and leaves the second honest must not pass (``submit`` refuses
-    such logs itself: the forger here runs a submit without that check)."""
+def _claims_from_the_summaries(monkeypatch) -> None:
+    """A forger's own ``submit``: the claims built from the summaries, unchecked (the package's
+    builds them from the records, after checking the summaries against them)."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
     from narrative_infill.analysis.submission import build
 
-    monkeypatch.setattr(build, "check_log", lambda location, summaries: None)
+    def summaries(location):
+        return sorted(read_eval_log_sample_summaries(location), key=lambda s: (str(s.id), s.epoch))
+
+    monkeypatch.setattr(build, "checked_records", summaries)
+
+
+def test_scores_edited_in_the_summaries_only_fail(logs, tmp_path, capsys, monkeypatch):  # noqa: F811
+    """A forger whose claims come from the summaries, inflated while the full records stay honest,
+    must not pass (``submit`` reads the records and refuses such logs itself: the forger here runs
+    a submit without that check)."""
+    _claims_from_the_summaries(monkeypatch)
 
     def inflate(name, data):
         if name != "summaries.json":
@@ -68,9 +79,7 @@ def test_a_sample_record_removed_from_the_log_fails(logs, tmp_path, capsys, monk
     """A sample kept in the summaries but with its full record gone cannot be re-read: it must not
     leave the recomputation silently (and the verdict say every sample was). ``submit`` refuses such
     a log itself (the forger here runs a submit without that check)."""
-    from narrative_infill.analysis.submission import build
-
-    monkeypatch.setattr(build, "check_log", lambda location, summaries: None)
+    _claims_from_the_summaries(monkeypatch)
     dropped = []
 
     def drop(name, data):
@@ -213,6 +222,7 @@ def _header_edited(logs, folder, edit):  # noqa: F811
         (
             lambda log: (
                 [s.scores["judge"].metadata.update(judge_models="grader=mockllm/other") for s in log.samples]
+                + [setattr(log.eval.model_roles["grader"], "model", "mockllm/other")]  # header agrees
                 if log.eval.metadata["template"] == "l2"
                 else None
             ),

@@ -17,6 +17,7 @@ from inspect_ai.model import get_model
 from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
 
 from narrative_infill.analysis.submission.build import build_submission, content_hash, write_submission
+from narrative_infill.analysis.submission.verify import NOT_VERIFIED_EXIT
 from narrative_infill.cli import main
 from narrative_infill.tasks import infill_task
 
@@ -75,10 +76,11 @@ def test_without_backbones_the_verdict_says_what_was_not_checked(submissions, lo
         raise pairs.BackboneUnavailable("no backbone here")
 
     monkeypatch.setattr(pairs, "resolve_backbones", absent)
-    assert main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")]) == 0
+    verdict = main(["verify", str(submissions / "alpha.json"), "--logs", str(logs / "alpha")])
+    assert verdict == NOT_VERIFIED_EXIT
     out = capsys.readouterr().out
-    assert "consistent with its logs; metrics not re-scored: backbones absent (no backbone here)" in out
-    assert "verified:" not in out
+    assert "not verified: cannot re-score here (metrics: backbones absent (no backbone here))" in out
+    assert "verified: every" not in out and "consistent with its logs" not in out
 
 
 def test_sample_rescoring_draws_its_seed_at_run_time(submissions, logs, capsys):  # noqa: F811
@@ -89,7 +91,7 @@ def test_sample_rescoring_draws_its_seed_at_run_time(submissions, logs, capsys):
             == 0
         )
         out = capsys.readouterr().out
-        assert "consistent with its logs; metrics re-scored on 5 of 48 samples (seed " in out
+        assert "consistent with its logs; metrics re-scored on 5 of 48 answered samples (seed " in out
         seeds.append(out.split("(seed ")[1].split(")")[0])
     assert seeds[0] != seeds[1]  # 1 in 2**32 to collide
 

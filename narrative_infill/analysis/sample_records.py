@@ -28,35 +28,49 @@ from ..definitions import NarrativeInfillError, none_if_nan
 NAMED = 5
 #: The zip entry of the summaries (``inspect_ai.log``'s ``.eval`` format).
 SUMMARIES = "summaries.json"
-#: The score metadata the figures read (the metric signature, the judges, the extraction status).
-SCORE_METADATA = ("metrics_signature", "judge_models", "extraction_status")
+#: The score metadata the figures read: the metric signature, the judges (who, where reached, what
+#: answered, which rubric) and the extraction status. Flat fields, which summaries keep.
+SCORE_METADATA = (
+    "metrics_signature",
+    "judge_models",
+    "judge_endpoints",
+    "judge_served_by",
+    "judge_variant",
+    "extraction_status",
+)
 
 
 class SummaryMismatchError(NarrativeInfillError, ValueError):
     """A log whose sample summaries are not its sample records: it was edited after Inspect wrote it."""
 
 
+class DuplicateRecordError(SummaryMismatchError):
+    """A log holding two records (or two summaries) of one (sample id, epoch): whichever a reader
+    took last would be the figure, so the log is refused instead."""
+
+
 def claimed_fields(sample) -> dict[str, Any]:
-    """What the claims, the report and the track checks read of a sample (summary or full record):
-    each score's value, whether its answer is empty, its signature, judges and extraction status;
-    the cap rule; whether it errored. (The answer's text is not compared: Inspect shortens it in
-    the summary.)"""
-    return {
-        "scores": {
-            key: [_nan_free(score.value), not (score.answer or "").strip()]
-            + [(score.metadata or {}).get(name) for name in SCORE_METADATA]
-            for key, score in (sample.scores or {}).items()
-        },
-        "metadata": (sample.metadata or {}).get("max_tokens_rule"),
-        "error": bool(sample.error),
-    }
+    """What the claims, the report and the track checks read of a sample (summary or full record),
+    by field name: each score's value, whether its answer is empty, its signature, judges and
+    extraction status; the cap rule; whether it errored. (The answer's text is not compared:
+    Inspect shortens it in the summary.)"""
+    fields: dict[str, Any] = {}
+    for key, score in (sample.scores or {}).items():
+        fields[f"scores.{key}.value"] = _nan_free(score.value)
+        fields[f"scores.{key}.empty answer"] = not (score.answer or "").strip()
+        for name in SCORE_METADATA:
+            fields[f"scores.{key}.{name}"] = (score.metadata or {}).get(name)
+    fields["metadata.max_tokens_rule"] = (sample.metadata or {}).get("max_tokens_rule")
+    fields["error"] = bool(sample.error)
+    return fields
 
 
 def summary_problem(summary, full) -> str | None:
     """Which of the fields the figures read from a sample's summary differ from its full record
     (comma-separated), or None when none does."""
     listed, recorded = claimed_fields(summary), claimed_fields(full)
-    return ", ".join(name for name in listed if listed[name] != recorded[name]) or None
+    names = sorted(set(listed) | set(recorded))
+    return ", ".join(name for name in names if listed.get(name) != recorded.get(name)) or None
 
 
 def _nan_free(value: Any) -> Any:
@@ -72,10 +86,15 @@ def _local_path(location: str) -> str:
 
 
 def _view(sample: dict) -> SimpleNamespace:
-    """The fields :func:`claimed_fields` reads (and the id and epoch), of a sample record or summary
-    as the zip holds it (JSON)."""
+    """The fields the figures read (and the id and epoch), of a sample record or summary as the zip
+    holds it (JSON). Of each score's metadata only the flat fields are kept, as a summary keeps
+    them: the nested ones (a grader's raw replies) are ``recompute``'s, read through Inspect."""
     scores = {
-        key: SimpleNamespace(value=s.get("value"), answer=s.get("answer"), metadata=s.get("metadata"))
+        key: SimpleNamespace(
+            value=s.get("value"),
+            answer=s.get("answer"),
+            metadata={k: v for k, v in (s.get("metadata") or {}).items() if not isinstance(v, (dict, list))},
+        )
         for key, s in (sample.get("scores") or {}).items()
     }
     return SimpleNamespace(
@@ -87,38 +106,91 @@ def _view(sample: dict) -> SimpleNamespace:
     )
 
 
+def _by_sample(location: str, what: str, samples: list) -> dict[tuple[str, int], Any]:
+    """``samples`` by (id, epoch), or :class:`DuplicateRecordError` naming every (id, epoch) held
+    twice: of two entries one reader takes the first, another the last."""
+    keyed: dict[tuple[str, int], Any] = {}
+    repeated: dict[tuple[str, int], int] = {}
+    for sample in samples:
+        key = (str(sample.id), int(sample.epoch))
+        if key in keyed:
+            repeated[key] = repeated.get(key, 1) + 1
+        keyed[key] = sample
+    if repeated:
+        listed = sorted(repeated.items())[:NAMED]
+        named = "; ".join(f"sample {i} epoch {e}: {n} {what}" for (i, e), n in listed)
+        more = f" (and {len(repeated) - NAMED} more)" if len(repeated) > NAMED else ""
+        raise DuplicateRecordError(
+            f"{_local_path(location)}: one (sample id, epoch) held more than once{more}: {named}. A "
+            "log holds one record per sample and epoch: it was edited after Inspect wrote it; use the "
+            "original log"
+        )
+    return keyed
+
+
 def read_log(location: str) -> tuple[dict[tuple[str, int], Any], list | None]:
     """(each sample record of a ``.eval`` log by (id, epoch), its summaries) as
     :func:`claimed_fields` reads them; the summaries are None where ``summaries.json`` is not there
-    to read (a remote log, a log still running: Inspect's reader then assembles them)."""
+    to read (a remote log, a log still running: Inspect's reader then assembles them). Every zip
+    entry is read, two of one name included (a zip may hold both; reading by name gives the last)."""
     if "://" in location and not location.startswith("file://"):  # s3:// and the like: Inspect reads it
         from inspect_ai.log import read_eval_log_samples
 
         samples = read_eval_log_samples(location, all_samples_required=False)
-        return {(str(s.id), s.epoch): s for s in samples}, None
+        return _by_sample(location, "records", list(samples)), None
     try:
         with zipfile.ZipFile(_local_path(location)) as archive:
-            names = archive.namelist()
-            records = [_view(json.loads(archive.read(n))) for n in names if n.startswith("samples/")]
-            listed = json.loads(archive.read(SUMMARIES)) if SUMMARIES in names else None
-            summaries = None if listed is None else [_view(summary) for summary in listed]
+            entries = archive.infolist()
+            records = [
+                _view(json.loads(archive.read(entry)))
+                for entry in entries
+                if entry.filename.startswith("samples/")
+            ]
+            listed = [entry for entry in entries if entry.filename == SUMMARIES]
+            summaries = [_view(summary) for entry in listed for summary in json.loads(archive.read(entry))]
     except (OSError, zipfile.BadZipFile, ValueError, KeyError, TypeError, AttributeError) as err:
         raise SummaryMismatchError(f"{location}: its samples cannot be read ({err})") from None
-    return {(str(r.id), r.epoch): r for r in records}, summaries
+    keyed = _by_sample(location, "records", records)
+    if listed:
+        _by_sample(location, "summaries", summaries)
+    return keyed, summaries if listed else None
 
 
-def check_log(location: str, summaries: list | None = None) -> None:
-    """Refuse (:class:`SummaryMismatchError`, naming the log and its first samples) a log whose
-    sample summaries (``summaries``, read here when not given) differ from its sample records on
-    any field the figures read, or list a sample the records lack, or lack one they hold."""
-    from inspect_ai.log import read_eval_log_sample_summaries
+def checked_records(location: str) -> list:
+    """The sample records of a log, sorted by (id, epoch), after :func:`check_log`'s checks: what
+    ``submit`` and ``verify`` build every figure from (a JSON log holds each sample once: Inspect
+    reads it)."""
+    if location.endswith(".json"):
+        from inspect_ai.log import read_eval_log_samples
 
+        samples = read_eval_log_samples(location, all_samples_required=False)
+        return sorted(_by_sample(location, "records", list(samples)).values(), key=_order)
+    records, listed = read_log(location)
+    _compare(location, dict(records), listed)
+    return sorted(records.values(), key=_order)
+
+
+def _order(sample) -> tuple[str, int]:
+    return (str(sample.id), int(sample.epoch))
+
+
+def check_log(location: str) -> None:
+    """Refuse (:class:`SummaryMismatchError`, naming the log and its first samples) a log holding
+    one (sample id, epoch) twice, or whose sample summaries differ from its sample records on any
+    field the figures read, or list a sample the records lack, or lack one they hold."""
     if location.endswith(".json"):
         return  # a JSON log holds each sample once, summaries are built from it on reading
     records, listed = read_log(location)
-    summaries = summaries if summaries is not None else listed
+    _compare(location, records, listed)
+
+
+def _compare(location: str, records: dict, summaries: list | None) -> None:
+    """:func:`check_log`'s comparison; ``records`` is emptied as it goes."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
     if summaries is None:
         summaries = read_eval_log_sample_summaries(location)
+        _by_sample(location, "summaries", summaries)
     problems = []
     for summary in summaries:
         key = (str(summary.id), summary.epoch)

@@ -53,22 +53,28 @@ def _report_command(args: argparse.Namespace) -> str:
 
 def _submit(args: argparse.Namespace) -> int:
     """one model's logs -> a canonical, self-hashed leaderboard submission"""
-    from ..analysis.submission.build import build_submission, write_submission
+    from ..analysis.submission.build import read_settings, submission_document, write_submission
+    from ..analysis.submission.recompute import recheck_or_refuse
+    from ..analysis.submission.verify import NOT_VERIFIED
 
     started = time.perf_counter()
-    document = build_submission(args.logs, args.track, args.submitter, high_inclusive=args.high_inclusive)
+    _check_counts(args)
+    runs = read_settings(args.logs)
+    document = submission_document(runs, args.track, args.submitter, high_inclusive=args.high_inclusive)
+    recheck = recheck_or_refuse(runs, args.track, args.sample)  # no claim its records do not give
     write_submission(document, args.output, args.logs)
     settings = ", ".join(document["settings"])
+    rescored = f"{NOT_VERIFIED} ({recheck.cannot_rescore})" if recheck.cannot_rescore else "re-scored here"
     print(
         f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
-        f"sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)"
+        f"metrics {rescored}, sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)"
     )
     return 0
 
 
 def _verify(args: argparse.Namespace) -> int:
     """check a submission; with --logs recompute every claim from the logs"""
-    from ..analysis.submission.verify import store, verify
+    from ..analysis.submission.verify import NOT_VERIFIED_EXIT, store, verify
 
     started = time.perf_counter()
     _check_counts(args)
@@ -88,7 +94,9 @@ def _verify(args: argparse.Namespace) -> int:
     stored = store(result, args.submission)
     print("\n".join(result.lines()))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
-    return 0 if result.passed else 1
+    if not result.passed:
+        return 1
+    return NOT_VERIFIED_EXIT if result.logs_checked and not result.rescored else 0
 
 
 def _check_counts(args: argparse.Namespace) -> None:
@@ -191,6 +199,12 @@ def _add_submit(commands) -> None:
         "(any protocol, never ranked)",
     )
     submit.add_argument("--submitter", help="who submits")
+    submit.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="before writing, re-score the metrics of K samples drawn at run time (default: all)",
+    )
     high_inclusive_option(submit, "claim High%%")
 
 

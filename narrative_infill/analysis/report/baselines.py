@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...definitions import CONTEXT_COPY_THRESHOLD, SETTINGS, is_copied
+from ...definitions import CONTEXT_COPY_THRESHOLD, SETTINGS, NarrativeInfillError, is_copied
 from .document import Absent, Table, has_columns
 
 BASELINE_PREFIX = "baseline/"
@@ -89,3 +89,96 @@ def copy_share_table(frame: pd.DataFrame) -> Table:
 def baseline_tables(frame: pd.DataFrame) -> dict[str, Table]:
     """The two tables, by name, for ``Report.add``."""
     return {BASELINES_TABLE: baselines_table(frame), COPY_TABLE: copy_share_table(frame)}
+
+
+class ForgedBaselineError(NarrativeInfillError, ValueError):
+    """A log named ``baseline/<rule>`` whose answers are not the rule's: a model passed off as a baseline."""
+
+
+def check_baseline_log(location: str) -> None:
+    """When the log names a ``baseline/<rule>`` model, every answer is the rule's answer to its
+    sample (bare or in ``<ANSWER>`` tags), and every metrics score is what those answers score here:
+    an edited header cannot hide a model among the baselines, nor an edited score move the context
+    baseline the models are marked against. Other logs pass."""
+    from functools import partial
+
+    from inspect_ai.log import read_eval_log_samples
+
+    from ...data.baselines import BaselineError, baseline_answer, check_baseline
+    from ...solvers.baseline_model import ANSWER_TAG
+    from .load import read_log
+
+    header = read_log(location)
+    if not is_baseline(header.eval.model):
+        return
+    rule = str(header.eval.model).removeprefix(BASELINE_PREFIX)
+    try:
+        check_baseline(rule)
+    except BaselineError as err:
+        raise ForgedBaselineError(f"{location}: model {header.eval.model!r}: {err}") from None
+    pending = []
+    for sample in read_eval_log_samples(location, all_samples_required=False):
+        if sample.error:
+            continue
+        try:
+            n = int((sample.metadata or {})["n"])
+            problem = sample.input if isinstance(sample.input, str) else ""
+            answer = baseline_answer(rule, problem, n, gold=partial(str, sample.target))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ForgedBaselineError(
+                f"{location}: sample {sample.id!r} of {header.eval.model}: no rule answer ({err})"
+            ) from None
+        completion = sample.output.completion if sample.output else ""
+        if completion not in (answer, f"{ANSWER_TAG}{answer}</ANSWER>"):
+            raise ForgedBaselineError(
+                f"{location}: sample {sample.id!r} is named {header.eval.model} but its answer is not "
+                f"the {rule} rule's ({completion[:60]!r}): a model's log passed off as a baseline"
+            )
+        if (entry := _pending(header, sample, completion)) is not None:
+            pending.append(entry)
+    _rescore_baseline(location, header, pending)
+
+
+def _pending(header, sample, completion: str):
+    """What re-scoring a baseline sample's metrics needs (None: it has no metrics score)."""
+    from ...scorers.answer import read_answer
+    from ..submission.protocol import extraction_of
+    from ..submission.rescore import Pending
+    from .load import newest_score
+
+    metrics = newest_score(sample, "metrics")
+    if metrics is None:
+        return None
+    metadata = metrics.metadata or {}
+    answer = read_answer(extraction_of(header), completion, str(sample.input)).text
+    logged = metrics.value if isinstance(metrics.value, dict) else {}
+    where = f"sample {sample.id!r} epoch {sample.epoch}"
+    return Pending(
+        where,
+        answer,
+        str(sample.target),
+        logged,
+        metadata.get("metrics_signature"),
+        metadata.get("zero_reasons") or {},
+    )
+
+
+def _rescore_baseline(location: str, header, pending: list) -> None:
+    """A baseline's metrics are scored again here from its (rule's) answers, with the log's own
+    backbones: its AtAvg is the line models are marked against, so it is never read on trust.
+    Where it cannot be re-scored here, the log is refused rather than trusted."""
+    from ..submission.protocol import extraction_of
+    from ..submission.recompute import Findings, Recheck
+    from ..submission.rescore import rescore
+
+    recheck, findings = Recheck(), Findings()
+    signature = next((entry.signature for entry in pending if entry.signature), None)
+    rescore(pending, signature, extraction_of(header), None, recheck, findings)
+    problems = findings.lines()
+    if recheck.cannot_rescore:
+        problems.append(f"its metrics cannot be re-scored here ({recheck.cannot_rescore})")
+    if problems:
+        raise ForgedBaselineError(
+            f"{location}: {header.eval.model}: a baseline's scores are not taken on trust: "
+            + "; ".join(problems)
+        )

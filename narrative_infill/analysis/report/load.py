@@ -33,7 +33,7 @@ import pandas as pd
 from ...definitions import NarrativeInfillError, setting_name
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from ..sample_records import check_log
-from .baselines import BASELINE_PREFIX, is_baseline
+from .baselines import check_baseline_log, is_baseline
 from .cells import label_runs, run_identity
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
@@ -223,46 +223,6 @@ def model_name(model: str) -> str:
     rows are named ``baseline/<rule>``, a file's model field cannot pass a model off as one."""
     name = re.sub(r"^replay/", "", str(model))
     return str(model) if is_baseline(name) else name
-
-
-class ForgedBaselineError(NarrativeInfillError, ValueError):
-    """A log named ``baseline/<rule>`` whose answers are not the rule's: a model passed off as a baseline."""
-
-
-def check_baseline_log(location: str) -> None:
-    """When the log names a ``baseline/<rule>`` model, every answer is the rule's answer to its
-    sample (bare or in ``<ANSWER>`` tags): an edited header cannot hide a model among the baselines
-    or stand in for the context baseline the models are marked against. Other logs pass."""
-    from inspect_ai.log import read_eval_log_samples
-
-    from ...data.baselines import BaselineError, baseline_answer, check_baseline
-    from ...solvers.baseline_model import ANSWER_TAG
-
-    header = read_log(location)
-    if not is_baseline(header.eval.model):
-        return
-    rule = str(header.eval.model).removeprefix(BASELINE_PREFIX)
-    try:
-        check_baseline(rule)
-    except BaselineError as err:
-        raise ForgedBaselineError(f"{location}: model {header.eval.model!r}: {err}") from None
-    for sample in read_eval_log_samples(location, all_samples_required=False):
-        if sample.error:
-            continue
-        try:
-            n = int((sample.metadata or {})["n"])
-            problem = sample.input if isinstance(sample.input, str) else ""
-            answer = baseline_answer(rule, problem, n, gold=partial(str, sample.target))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ForgedBaselineError(
-                f"{location}: sample {sample.id!r} of {header.eval.model}: no rule answer ({err})"
-            ) from None
-        completion = sample.output.completion if sample.output else ""
-        if completion not in (answer, f"{ANSWER_TAG}{answer}</ANSWER>"):
-            raise ForgedBaselineError(
-                f"{location}: sample {sample.id!r} is named {header.eval.model} but its answer is not "
-                f"the {rule} rule's ({completion[:60]!r}): a model's log passed off as a baseline"
-            )
 
 
 def _newest_per_log(frame: pd.DataFrame, scorer: str) -> pd.Series | None:

@@ -44,7 +44,15 @@ from .ranking import (
     rank_label,
 )
 from .reference import COPY_NOTE, NOT_ABOVE, reference_rows
-from .verify import Verification, load_document, locate_logs, schema_problems, self_consistency, verify
+from .verify import (
+    NOT_VERIFIED,
+    Verification,
+    load_document,
+    locate_logs,
+    schema_problems,
+    self_consistency,
+    verify,
+)
 
 
 class LeaderboardError(NarrativeInfillError, ValueError):
@@ -118,6 +126,8 @@ def _badge(path: Path, logs: Path | None, sample: int | None) -> str:
     result = verify(path, logs, sample=sample)
     if not result.passed:
         raise LeaderboardError(f"{path}: fails verification: " + "; ".join(result.failures[:5]))
+    if not result.rescored:
+        return NOT_VERIFIED + (REJUDGED if result.rejudged else "")
     return (VERIFIED if result.fully_verified else CONSISTENT) + (REJUDGED if result.rejudged else "")
 
 
@@ -181,8 +191,10 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
         "task versions, metric signature, data and judge (models, prompt variant, "
         "weighting; G1, G2... when a track has several); custom entries are never ranked. "
-        "Badges: verified (every claim and sample recomputed here from the logs), consistent with its "
-        "logs (some checks not possible here), file only.",
+        "Badges: verified (every claim and sample recomputed here from the logs, the metrics re-scored), "
+        "consistent with its logs (every figure recomputed, some other check not possible here), "
+        f"{NOT_VERIFIED} (the metrics could not be re-scored on the board's machine), file only "
+        "(no logs given: the file's own claims only).",
     ]
     if high_inclusive:
         lines.append(

@@ -24,8 +24,8 @@ from ...definitions import none_if_nan as _number
 from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.metrics.pairs import METRIC_NAMES
 from ..report.load import newest_score, score_field, select_logs
-from ..sample_records import check_log
-from .judges import judge_provenance
+from ..sample_records import checked_records
+from .judges import header_problems, judge_provenance
 from .protocol import generation, scorer_options, track_problems, unscored_problem
 
 SCHEMA_VERSION = 1
@@ -41,7 +41,7 @@ class SettingLogs:
     setting: str
     location: str
     header: Any
-    samples: list  # EvalSampleSummary, sorted by (id, epoch)
+    samples: list  # the sample records' fields the figures read (``sample_records``), by (id, epoch)
 
 
 def canonical(document: dict) -> str:
@@ -143,7 +143,7 @@ def samples_digest(by_setting: dict[str, list]) -> str:
 
 def read_settings(paths: list[str]) -> list[SettingLogs]:
     """The latest successful log of each setting, for exactly one model."""
-    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+    from inspect_ai.log import read_eval_log
 
     selected, absent, _ = select_logs(paths)
     if absent:
@@ -166,10 +166,9 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
                 f"two runs of setting {setting}: {Path(settings[setting].location).name} and "
                 f"{Path(location).name}; submit one"
             )
-        summaries = read_eval_log_sample_summaries(location)
-        check_log(location, summaries)  # the claims are built from the summaries: they must be the records'
-        samples = sorted(summaries, key=lambda s: (str(s.id), s.epoch))
-        settings[setting] = SettingLogs(setting, location, header, samples)
+        # every figure from the records (what `inspect view` shows), each (id, epoch) once, after
+        # checking that the summaries (what Inspect's readers and the report read) say the same
+        settings[setting] = SettingLogs(setting, location, header, checked_records(location))
     return [settings[name] for name in sorted(settings)]
 
 
@@ -206,12 +205,20 @@ def log_provenance(runs: list[SettingLogs]) -> dict[str, Any]:
 def build_submission(
     paths: list[str], track: str, submitter: str | None = None, high_inclusive: bool = False
 ) -> dict[str, Any]:
+    """The submission of the logs at ``paths`` (their figures as their records give them)."""
+    return submission_document(read_settings(paths), track, submitter, high_inclusive)
+
+
+def submission_document(
+    runs: list[SettingLogs], track: str, submitter: str | None = None, high_inclusive: bool = False
+) -> dict[str, Any]:
+    """The submission of ``runs`` (:func:`read_settings`), or ``SubmissionError`` naming why not."""
     from ... import __version__
 
-    runs = read_settings(paths)
     claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
     problems = track_problems(track, runs)
     problems += [p for p in (unscored_problem(s, c, track) for s, c in claims.items()) if p]
+    problems += header_problems(runs)  # the records say who judged, where: the header must agree
     if problems:
         raise SubmissionError(
             f"not a complete {track} track submission (a run off the protocol can go to --track custom):\n  "

@@ -6,7 +6,9 @@ said answered (``judge_served_by``: the response's model name and system fingerp
 submission records the distinct values; ``verify`` recomputes them from the logs. A ranked track
 takes a grader only at its provider's official endpoint (``scorers.judge.endpoint``): the full
 and 10pct tracks need a provider with one; the demo track also takes providers that have none
-(a local server, mockllm), never a hosted provider's name served from elsewhere.
+(a local server, mockllm), never a hosted provider's name served from elsewhere. The records are
+the evidence: a header whose model roles name another grader or base URL is refused
+(:func:`header_problems`), as the summaries are when they disagree with the records.
 """
 
 from __future__ import annotations
@@ -64,4 +66,31 @@ def endpoint_problems(track: str, runs: list) -> list[str]:
             problem = official_endpoint_problem(model, where.get(name, "unrecorded"), track != "demo")
             if problem:
                 problems.append(f"{setting}: judge {name}: {problem}")
+    return problems
+
+
+def header_problems(runs: list) -> list[str]:
+    """Where a log's header (its ``model_roles``, what ``inspect view`` shows) names another grader
+    model, or another base URL, than its sample records say judged: each field named."""
+    problems = []
+    for run in runs:
+        roles = run.header.eval.model_roles or {}
+        seen = {
+            (score_field(s, "judge", "judge_models"), score_field(s, "judge", "judge_endpoints"))
+            for s in run.samples
+        }
+        for models, endpoints in sorted(seen - {(None, None)}, key=str):
+            where = _pairs(endpoints or "")
+            for name, model in _pairs(models or "").items():
+                role = roles.get(name)
+                if role is None or isinstance(role, list):
+                    continue  # a judge not bound as a role, or a panel under one role
+                recorded = {"model": model, "base_url": where.get(name)}
+                claimed = {"model": role.model, "base_url": role.base_url and role.base_url.rstrip("/")}
+                problems += [
+                    f"{run.setting}: header model_roles.{name}.{field}: {claimed[field]!r}, the sample "
+                    f"records name {recorded[field]!r}"
+                    for field in ("model", "base_url")
+                    if claimed[field] is not None and claimed[field] != recorded[field]
+                ]
     return problems

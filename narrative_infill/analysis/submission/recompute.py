@@ -8,19 +8,21 @@ problem and gold with the benchmark's instance (when the data is readable here),
 grader's scores parsed again from its raw reply and averaged again into QAvg. With the logs'
 metric backbones available, the automatic metrics of every sample (or of ``sample`` of them,
 drawn from a seed picked here at run time, never from the file) are scored again from the
-re-extracted answer. Whatever could not be recomputed is said in ``Recheck.unchecked``.
+re-extracted answer. An empty answer's metrics must be 0 with the reason recorded, and without the
+backbones the lexical metrics are still re-scored, but the verdict then says the metrics could not
+be re-scored here (``Recheck.cannot_rescore``). Whatever else could not be recomputed is said in
+``Recheck.unchecked``.
 """
 
 from __future__ import annotations
 
-import random
-import secrets
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from ...definitions import none_if_nan, same_number
 from ..sample_records import summary_problem
+from .rescore import Pending, rescore, same_value
 
 #: Mismatches of one kind listed by sample before the rest are only counted.
 LISTED = 5
@@ -32,6 +34,21 @@ class Recheck:
     failures: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
     seed: int | None = None
+    #: why the metrics of answered samples could not be re-scored here (None: they were, or none had any)
+    cannot_rescore: str | None = None
+
+
+def answer_derived() -> dict[str, tuple[Any, str]]:
+    """Per-sample metric values rebuilt from the answer and the story alone (no backbone), by key:
+    (the function of (answer, story), what the value is). A logged value must be its function's;
+    an absent one (older logs) is not compared. One more answer-derived key is one more line."""
+    from ...scorers.metrics.copying import context_copy
+    from ...scorers.metrics.reuse import story_reuse
+
+    return {
+        "context_copy": (context_copy, "the copy share of the answer"),
+        "story_reuse": (story_reuse, "the story share of the answer"),
+    }
 
 
 def _scores(sample) -> tuple[Any, Any]:
@@ -57,11 +74,15 @@ def _problem(sample) -> str:
 
 def _judgement_problems(judged) -> list[str]:
     """Why a logged judgement is not what its graders' raw replies give (empty when it is)."""
+    from ...scorers.judge.endpoint import where_judged
     from ...scorers.judge.parse import JudgementError, parse_judgement
     from ...scorers.judge.rubric import dimensions_of
 
     verdicts = (judged.metadata or {}).get("judges") or {}
     problems, values = [], []
+    for name, rebuilt in where_judged(verdicts).items() if verdicts else ():
+        if name in (judged.metadata or {}) and judged.metadata[name] != rebuilt:
+            problems.append(f"{name} {judged.metadata[name]!r}, its graders' entries give {rebuilt!r}")
     for name, verdict in verdicts.items():
         if "values" not in verdict:
             continue
@@ -79,22 +100,16 @@ def _judgement_problems(judged) -> list[str]:
     dimensions = dimensions_of((judged.metadata or {}).get("judge_variant"))
     for dimension in dimensions:
         expected = fmean(v[dimension] for v in values) if values else None
-        if not _same(expected, none_if_nan(logged.get(dimension))):
+        if not same_value(expected, none_if_nan(logged.get(dimension))):
             problems.append(f"{dimension} {logged.get(dimension)!r}, its graders give {expected!r}")
     dims = [fmean(v[d] for v in values) for d in dimensions] if values else None
     qavg = fmean(dims) if dims else None
-    if not _same(qavg, none_if_nan(logged.get("qavg"))):
+    if not same_value(qavg, none_if_nan(logged.get("qavg"))):
         problems.append(f"qavg {logged.get('qavg')!r}, its graders give {qavg!r}")
     return problems
 
 
-def _same(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return same_number(a, b)
-
-
-class _Findings:
+class Findings:
     """Mismatches grouped by kind: the first few named by sample, the rest counted."""
 
     def __init__(self):
@@ -131,79 +146,6 @@ def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
     return {i.sample_id: i for i in loaded.instances}
 
 
-def _named_backbones(signature: str):
-    from ...scorers.metrics.embedding import BackboneUnavailable
-    from ...scorers.metrics.signature import BackboneSignature
-
-    named = BackboneSignature.parse(signature)
-    if named is None:
-        raise BackboneUnavailable(f"the logs' metrics signature names no backbones: {signature!r}")
-    return named
-
-
-def backbone_of(signature: str) -> str:
-    """The task's ``backbone`` option that scores with the backbones a metric signature names
-    (parsed, never guessed from a substring): the packaged MiniLM, else the paper's."""
-    from ...scorers.metrics.signature import MINILM_DISPLAY
-
-    named = _named_backbones(signature)
-    return "minilm" if named.bertscore_model == named.semf1_model == MINILM_DISPLAY else "paper"
-
-
-def logged_backbones(claimed: str):
-    """The backbones a logged metrics signature names, as this machine loads them: the packaged
-    MiniLM, else the paper's or the named models (``paper`` refuses models that are not here
-    rather than download them)."""
-    from ...scorers.metrics.embedding import minilm_path
-    from ...scorers.metrics.pairs import resolve_backbones
-    from ...scorers.metrics.signature import local_model
-
-    named = _named_backbones(claimed)
-    return resolve_backbones(
-        backbone_of(claimed),
-        bertscore_model=local_model(named.bertscore_model, minilm_path()),
-        bertscore_layer=named.bertscore_layer,
-        semf1_model=local_model(named.semf1_model, minilm_path()),
-    )
-
-
-def metrics_signature_of(run) -> str:
-    """The metric signature of a run's newest metrics scores (the first sample that has one)."""
-    from ..report.load import score_field
-
-    return next((sig for s in run.samples if (sig := score_field(s, "metrics", "metrics_signature"))), "")
-
-
-def _backbones_for(signature: str, extraction: str, recheck: Recheck):
-    from ...scorers.metrics.embedding import BackboneUnavailable
-    from ...scorers.metrics.pairs import metrics_signature
-    from ...scorers.metrics.scorer import with_extraction
-
-    try:
-        backbones = logged_backbones(signature)
-    except BackboneUnavailable as err:
-        recheck.unchecked.append(f"metrics not re-scored: backbones absent ({err})")
-        return None
-    if with_extraction(metrics_signature(backbones), extraction) != signature:
-        recheck.unchecked.append(
-            "metrics not re-scored: this machine's metric libraries or backbones differ "
-            "from the logs' signature"
-        )
-        return None
-    return backbones
-
-
-@dataclass(frozen=True)
-class _Pending:
-    """A sample whose metrics can be re-scored: its re-extracted answer, gold and logged values."""
-
-    where: str
-    answer: str
-    gold: str
-    logged: dict
-    signature: str | None
-
-
 def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     """Every sample of ``runs`` recomputed from its raw outputs; metrics re-scored on all of them,
     or on ``sample`` of them drawn from a seed picked now; each sample's prompt and cap checked
@@ -212,9 +154,9 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
 
     from .protocol import extraction_of
 
-    recheck, findings = Recheck(), _Findings()
+    recheck, findings = Recheck(), Findings()
     instances = _instances(runs, recheck)
-    pending: list[_Pending] = []
+    pending: list[Pending] = []
     total = 0
     for run in runs:
         rules = {name: extraction_of(run.header, name) for name in ("metrics", "judge")}
@@ -239,17 +181,15 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
         + (", problems and golds compared with the data" if instances else "")
     )
     signature = next((entry.signature for entry in pending if entry.signature), None)
-    _rescore(pending, signature, extraction_of(runs[0].header), sample, recheck, findings)
+    rescore(pending, signature, extraction_of(runs[0].header), sample, recheck, findings)
     recheck.failures += findings.lines()
     return recheck
 
 
-def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, protocol) -> _Pending | None:
+def _recheck_sample(run, full, listed, rules, instances, findings: Findings, protocol) -> Pending | None:
     """One sample's record checked against its summary, its model, the protocol, its raw output, the
     data and its graders' replies; what its metrics re-scoring needs (None: nothing to re-score)."""
     from ...scorers.answer import read_answer
-    from ...scorers.metrics.copying import context_copy
-    from ...scorers.metrics.reuse import story_reuse
     from .protocol import sample_protocol_problem
 
     where = f"{run.setting} {full.id} epoch {full.epoch}"
@@ -281,12 +221,11 @@ def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, pr
         findings.add(
             "truncated flag disagrees with the stop reason", where, f"stop {full.output.stop_reason}"
         )
-    copied = none_if_nan((metrics.value or {}).get("context_copy"))  # absent in older logs
-    if copied is not None and not _same(copied, context_copy(answers["metrics"], _problem(full))):
-        findings.add("context_copy is not the copy share of the answer", where, f"logged {copied!r}")
-    reused = none_if_nan((metrics.value or {}).get("story_reuse"))  # absent in older logs
-    if reused is not None and not _same(reused, story_reuse(answers["metrics"], _problem(full))):
-        findings.add("story_reuse is not the story share of the answer", where, f"logged {reused!r}")
+    for key, (rebuild, meaning) in answer_derived().items():
+        logged_value = none_if_nan((metrics.value or {}).get(key))  # absent in older logs
+        rebuilt = rebuild(answers["metrics"], _problem(full))
+        if logged_value is not None and not same_value(logged_value, rebuilt):
+            findings.add(f"{key} is not {meaning}", where, f"logged {logged_value!r}")
     instance = instances.get(str(full.id)) if instances is not None else None
     if instances is not None and (
         instance is None or instance.problem != _problem(full) or instance.gold_answer != str(full.target)
@@ -296,37 +235,56 @@ def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, pr
         for problem in _judgement_problems(judged):
             findings.add("judge scores are not what the graders replied", where, problem)
     gold = instance.gold_answer if instance is not None else str(full.target)
-    signature = (metrics.metadata or {}).get("metrics_signature")
-    return _Pending(where, answers["metrics"], gold, metrics.value or {}, signature)
-
-
-def _rescore(
-    pending: list[_Pending], signature, rule: str, sample, recheck: Recheck, findings: _Findings
-) -> None:
-    """The metrics of the pending samples (or of ``sample`` of them, drawn from a seed picked now)
-    scored again with the logs' backbones, where those load here."""
-    from ...scorers.metrics.pairs import METRIC_NAMES, score_pairs
-
-    backbones = _backbones_for(signature, rule, recheck) if pending and signature else None
-    if backbones is None:
-        return
-    chosen = pending
-    if sample is not None and sample < len(pending):
-        recheck.seed = secrets.randbits(32)
-        chosen = random.Random(recheck.seed).sample(pending, sample)
-        recheck.unchecked.append(
-            f"metrics re-scored on {sample} of {len(pending)} samples (seed {recheck.seed}), not all"
-        )
-    fresh = score_pairs([p.answer for p in chosen], [p.gold for p in chosen], backbones)
-    for entry, scores in zip(chosen, fresh):
-        differing = [
-            f"{k} {none_if_nan(entry.logged.get(k))!r} -> {v:.4f}"
-            for k, v in scores.values.items()
-            if k in (*METRIC_NAMES, "atavg") and not _same(v, none_if_nan(entry.logged.get(k)))
-        ]
-        if differing:
-            findings.add("re-scored metrics differ from the logged ones", entry.where, ", ".join(differing))
-    recheck.checks.append(
-        f"{len(chosen)} samples' five metrics and AtAvg re-scored here from the re-extracted answers"
-        + (f" (seed {recheck.seed})" if recheck.seed is not None else "")
+    metadata = metrics.metadata or {}
+    logged_metrics = metrics.value if isinstance(metrics.value, dict) else {}
+    return Pending(
+        where,
+        answers["metrics"],
+        gold,
+        logged_metrics,
+        metadata.get("metrics_signature"),
+        metadata.get("zero_reasons") or {},
     )
+
+
+def recheck_or_refuse(runs, track: str, sample: int | None = None):
+    """``submit``'s recheck: every sample of ``runs`` recomputed as ``verify`` does (its metrics
+    re-scored where the backbones load here, on all samples or ``sample`` drawn now);
+    ``SubmissionError`` listing what the records (or the headers' means) do not give, else the
+    :class:`Recheck` (its ``cannot_rescore`` says when the metrics were not re-scored)."""
+    from .build import SubmissionError, setting_claims
+    from .protocol import PROTOCOLS
+
+    recheck = recheck_runs(runs, sample, PROTOCOLS.get(track))
+    for run in runs:
+        recheck.failures += header_problems(run, setting_claims(run.samples))
+    if recheck.failures:
+        raise SubmissionError(
+            "the logs' scores are not what their sample records give (recomputed here):\n  "
+            + "\n  ".join(recheck.failures)
+        )
+    return recheck
+
+
+def header_problems(run, claims: dict) -> list[str]:
+    """Where the log's header (``results``: what ``inspect view`` and ``evals_df`` show) disagrees
+    with the means its sample records give, field by field: an edited header is refused, not
+    warned about. Only the newest scorings count (the claims' own), and only finite means."""
+    from ..report.load import newest_score_key
+
+    keys = {key for sample in run.samples for key in (sample.scores or {})}
+    newest = {newest_score_key(keys, "metrics"), newest_score_key(keys, "judge")} - {None}
+    means = {"atavg": claims["atavg"], "qavg": claims.get("qavg") or {}}
+    means |= claims["metrics"] | (claims.get("dimensions") or {})
+    problems = []
+    for score in run.header.results.scores if run.header.results else []:
+        mean = (means.get(score.name) or {}).get("mean")
+        recorded = none_if_nan(score.metrics["mean"].value) if "mean" in score.metrics else None
+        if score.scorer.split("/")[-1] not in newest or mean is None or recorded is None:
+            continue
+        if not same_number(recorded, mean):
+            problems.append(
+                f"{run.setting}: header results.{score.name}.mean: the header says {recorded:.4f}, its "
+                f"sample records {mean:.4f}: the header was edited after Inspect wrote it"
+            )
+    return problems

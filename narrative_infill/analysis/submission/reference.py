@@ -98,7 +98,7 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
     """Per rule, the AtAvg of its answer to each (setting, sample id) the documents list."""
     from ...extraction import extract_with
     from ...scorers.metrics.pairs import score_pairs
-    from .recompute import logged_backbones
+    from .rescore import logged_backbones
 
     instances = entry_instances(documents[0])
     variants = documents[0]["provenance"].get("prompt_variants") or ["paper"]

@@ -96,7 +96,7 @@ def wilcoxon_greater(differences: list[float]) -> float:
 def regenerate(document: dict, runs: list, model, k: int, alpha: float = ALPHA) -> Retest:
     """Draw ``k`` instances per setting, generate them again with ``model`` (a name or an Inspect
     ``Model``), and test the submission's per-instance AtAvg on them against the regenerated one."""
-    from .recompute import backbone_of, metrics_signature_of
+    from .rescore import backbone_of, metrics_signature_of
 
     result = Retest(seed=secrets.randbits(32), model=str(model))
     rng = random.Random(result.seed)

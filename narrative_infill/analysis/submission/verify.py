@@ -3,8 +3,10 @@
 Without logs only the file itself is checked (schema, self-hash, claims against its own sample
 values): a file-only entry. With ``--logs`` the track's protocol is checked against the logs'
 headers, every claim is recomputed from the logs named in it, and every sample from its raw
-outputs (``recompute``). The verdict says "verified" only when everything was recomputed, and
-otherwise names what was not. The result is also written beside the submission
+outputs (``recompute``). The verdict says "verified" only when everything was recomputed;
+"consistent with its logs" when every figure was recomputed but some check was not possible here
+(named); "not verified: cannot re-score here" when the metrics could not be re-scored on this
+machine (exit status ``NOT_VERIFIED_EXIT``). The result is also written beside the submission
 (``<file>.verification.json``) for people to read; the leaderboard never trusts it. Hard failures
 exit 1; soft findings are warnings.
 """
@@ -40,8 +42,9 @@ from .build import (
     setting_claims,
     submission_rows,
 )
+from .judges import header_problems as header_judge_problems
 from .protocol import PROTOCOLS, track_problems, unscored_problem
-from .recompute import recheck_runs
+from .recompute import header_problems, recheck_runs
 from .regenerate import Retest
 from .schema import load_document, row_problems, schema_problems
 
@@ -51,6 +54,9 @@ __all__ = ["Verification", "load_document", "row_problems", "schema_problems", "
 #: ``CONTAMINATION_ROUGE``) above these are flagged.
 EMPTY_RATE_WARNING = 0.2
 CONTAMINATION_WARNING = 0.05
+#: ``verify``'s exit status when nothing failed but the metrics could not be re-scored here (1: failures)
+NOT_VERIFIED_EXIT = 3
+NOT_VERIFIED = "not verified: cannot re-score here"
 
 
 @dataclass
@@ -65,10 +71,17 @@ class Verification:
     unchecked: list[str] = field(default_factory=list)
     #: ``--rejudge`` ran and found the claimed QAvg consistent with the verifier's grader
     rejudged: bool = False
+    #: why the logs' metrics could not be re-scored here (backbones absent, other libraries)
+    cannot_rescore: str | None = None
 
     @property
     def fully_verified(self) -> bool:
-        return self.passed and self.logs_checked and not self.unchecked
+        return self.passed and self.logs_checked and not self.unchecked and not self.cannot_rescore
+
+    @property
+    def rescored(self) -> bool:
+        """Whether every figure was recomputed from the logs, the metrics re-scored here included."""
+        return self.passed and self.logs_checked and not self.cannot_rescore
 
     @property
     def passed(self) -> bool:
@@ -77,6 +90,7 @@ class Verification:
     def lines(self) -> list[str]:
         return (
             [f"ok: {c}" for c in self.checks]
+            + ([f"{NOT_VERIFIED}: metrics: {self.cannot_rescore}"] if self.cannot_rescore else [])
             + [f"not checked: {u}" for u in self.unchecked]
             + [f"warning: {w}" for w in self.warnings]
             + [f"FAILED: {f}" for f in self.failures]
@@ -87,6 +101,8 @@ class Verification:
             return f"{len(self.failures)} failure(s)"
         if not self.logs_checked:
             return "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
+        if self.cannot_rescore:
+            return "; ".join([f"{NOT_VERIFIED} (metrics: {self.cannot_rescore})", *self.unchecked])
         if self.unchecked:
             return "consistent with its logs; " + "; ".join(self.unchecked)
         return "verified: every claim and every sample recomputed from its logs' raw outputs"
@@ -96,6 +112,7 @@ class Verification:
         return {
             "submission_sha256": self.sha256,
             "verified": self.fully_verified,
+            "cannot_rescore": self.cannot_rescore,
             "rejudged": self.rejudged,
             "verdict": self.verdict(),
             "checks": self.checks,
@@ -189,6 +206,7 @@ def _check_logs(
                     f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the {run.setting} "
                     f"log records {recorded!r:.200}"
                 )
+    result.failures += header_judge_problems(runs)
     signatures, judges = scored_with(runs)
     for what, values in (("metric signature", signatures), ("judge", judges)):
         if len(values) > 1:
@@ -233,6 +251,7 @@ def _check_logs(
     result.checks += recheck.checks
     result.failures += recheck.failures
     result.unchecked += recheck.unchecked
+    result.cannot_rescore = recheck.cannot_rescore
 
 
 def _close_rows(a: list, b: list) -> bool:
@@ -247,20 +266,7 @@ def _warnings(runs, claims_by_setting: dict[str, dict], result: Verification) ->
                 f"{run.setting}: generated from uncommitted code (git {revision.commit[:12]}, dirty)"
             )
         claims = claims_by_setting[run.setting]
-        header_scores = {
-            s.name: s.metrics["mean"].value
-            for s in (run.header.results.scores if run.header.results else [])
-            if s.scorer == "metrics" and "mean" in s.metrics
-        }
-        if (
-            "atavg" in header_scores
-            and claims["atavg"]["mean"] is not None
-            and not same_number(header_scores["atavg"], claims["atavg"]["mean"])
-        ):
-            result.warnings.append(
-                f"{run.setting}: the log's header says AtAvg {header_scores['atavg']:.4f}, its samples "
-                f"{claims['atavg']['mean']:.4f}: edited log?"
-            )
+        result.failures += header_problems(run, claims)
         if (claims["rates"]["empty_extraction"] or 0) > EMPTY_RATE_WARNING:
             result.warnings.append(
                 f"{run.setting}: {claims['rates']['empty_extraction']:.0%} of answers are empty after "

@@ -62,3 +62,16 @@ def served_by(output: Any) -> dict[str, str | None]:
 def flat(by_judge: dict[str, str]) -> str:
     """``name=value`` pairs for a flat metadata field (log summaries drop nested metadata)."""
     return ", ".join(f"{name}={value}" for name, value in by_judge.items())
+
+
+def where_judged(verdicts: dict[str, dict]) -> dict[str, str]:
+    """The flat fields a judge score records of its graders' verdicts: where each was reached
+    (``judge_endpoints``) and what answered (``judge_served_by``). One home: the scorer writes them
+    and ``verify`` rebuilds them from the per-grader entries of the same record."""
+    served = {
+        name: f"{v.get('response_model')} ({v.get('system_fingerprint')})" for name, v in verdicts.items()
+    }
+    return {
+        "judge_endpoints": flat({name: str(v.get("endpoint")) for name, v in verdicts.items()}),
+        "judge_served_by": flat(served),
+    }

@@ -39,7 +39,7 @@ from ...inspect_compat import shown_by_inspect
 from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
 from ..answer import bounded_answer, extracted, input_limits
 from ..error_bars import headline_metrics, key_metrics
-from .endpoint import endpoint_of, flat, served_by
+from .endpoint import endpoint_of, flat, served_by, where_judged
 from .parse import JudgementError, parse_judgement
 from .prompt import JudgePrompt, judge_prompt
 from .rubric import dimensions_of
@@ -235,9 +235,6 @@ def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str, unr
     """The sample's judge score, with who judged, where, and what each grader said it was."""
     tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
     failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
-    served = {
-        name: f"{v.get('response_model')} ({v.get('system_fingerprint')})" for name, v in verdicts.items()
-    }
     return Score(
         value=_value(verdicts, variant),
         answer=answer.text,
@@ -250,8 +247,7 @@ def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str, unr
             # The extraction joins the judges here: the report refuses to pool differing values.
             "judge_models": flat({name: v["model"] for name, v in verdicts.items()})
             + ("" if extraction == DEFAULT_EXTRACTION else f" | extraction={extraction}"),
-            "judge_endpoints": flat({name: v["endpoint"] for name, v in verdicts.items()}),
-            "judge_served_by": flat(served),
+            **where_judged(verdicts),
             "judge_extraction": extraction,
             "grader_tokens": tokens,
             "extraction_status": answer.status.value,
