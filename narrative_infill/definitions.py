@@ -1,7 +1,7 @@
 """Definitions every room shares: one home for each rule that two rooms would otherwise copy.
 
-The judge's five dimensions, the paper's High%/Low% rule, the contamination and context-copy
-thresholds, METEOR's parameters, the setting names and how a log names its setting, how a
+The judge's five dimensions, the paper's High%/Low% rule, the contamination, context-copy and
+story-reuse thresholds, METEOR's parameters, the setting names and how a log names its setting, how a
 one-or-several option becomes a list, when a recomputed number is the same number, the per-sample
 row of a submission, and the base class of the package's errors. (The paper's run protocol is in
 ``paper_protocol``.) Imports nothing from the package, so any room may import it.
@@ -78,6 +78,18 @@ COPIED_SHARE_LIMIT = 0.25
 def is_copied(context_copy: Any, threshold: float = CONTEXT_COPY_THRESHOLD) -> Any:
     """Whether an answer's ``context_copy`` (a float or a pandas Series) makes it a copy of the context."""
     return context_copy > threshold
+
+
+#: An answer whose ``story_reuse`` (the share of its distinct content words whose stems occur in the
+#: story around the blank, in any order; ``scorers/metrics/reuse.py``) is above this is the story's
+#: own material rearranged, not an answer. Chosen on the authors' 9,800 outputs (docs/baselines.md).
+STORY_REUSE_THRESHOLD = 0.9
+
+
+def is_story_reuse(story_reuse: Any, threshold: float = STORY_REUSE_THRESHOLD) -> Any:
+    """Whether an answer's ``story_reuse`` (a float or a pandas Series) makes it the story's own
+    words in some order: the order-free guard beside ``is_copied``."""
+    return story_reuse > threshold
 
 
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).

@@ -51,7 +51,8 @@ def _plain(text: str) -> str:
     return "".join(kept).casefold().translate(_HOMOGLYPHS)
 
 
-def _words(text: str) -> list[str]:
+def folded_words(text: str) -> list[str]:
+    """``text``'s words as the story guards read them (``_plain``): runs of letters and digits."""
     return _WORD.findall(_plain(text))
 
 
@@ -62,10 +63,10 @@ def _ngrams(words: list[str], size: int) -> set[tuple[str, ...]]:
 def context_copy(answer: str, problem: str) -> float:
     """The share (0..1) of ``answer``'s words inside runs of ``COPY_NGRAM`` or more consecutive
     words copied from ``problem``'s context (module docstring). Linear in the two lengths."""
-    words = _words(answer)
+    words = folded_words(answer)
     if not words:
         return 0.0
-    context = _words(problem.replace(BLANK, " "))
+    context = folded_words(problem.replace(BLANK, " "))
     size = min(COPY_NGRAM, len(words))
     found = _ngrams(context, size)
     covered = [False] * len(words)
@@ -88,4 +89,4 @@ def copied_share(threshold: float = CONTEXT_COPY_THRESHOLD) -> Metric:
     return compute
 
 
-__all__ = ["COPY_NGRAM", "CONTEXT_COPY_THRESHOLD", "context_copy", "copied_share"]
+__all__ = ["COPY_NGRAM", "CONTEXT_COPY_THRESHOLD", "context_copy", "copied_share", "folded_words"]

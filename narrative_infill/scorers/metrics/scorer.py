@@ -7,13 +7,14 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from ...definitions import CONTEXT_COPY_THRESHOLD
+from ...definitions import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
 from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
 from .pairs import ATAVG, METRIC_NAMES
+from .reuse import reused_share, story_reuse
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 #: ``truncated`` (1 when the output cap ended the response) averages to the truncated share.
@@ -58,8 +59,12 @@ def with_extraction(signature: str, extraction: str) -> str:
     return f"{signature} | extraction={extraction}"
 
 
-#: ``context_copy`` (not part of AtAvg): its mean, and the share of answers above the copy threshold.
-COPY_METRICS = {"context_copy": [mean(), copied_share(CONTEXT_COPY_THRESHOLD)]}
+#: The story guards (not part of AtAvg): ``context_copy`` and ``story_reuse``, each its mean and the
+#: share of answers above its threshold.
+COPY_METRICS = {
+    "context_copy": [mean(), copied_share(CONTEXT_COPY_THRESHOLD)],
+    "story_reuse": [mean(), reused_share(STORY_REUSE_THRESHOLD)],
+}
 
 
 @scorer(
@@ -78,7 +83,8 @@ def metrics(
     """AtAvg, the mean of BERTScore F1, ROUGE-1 F1, METEOR, chrF and Sem-F1 of the extracted
     infill, each metric, ``truncated`` (whether the output cap ended the response) and
     ``context_copy`` (how much of the answer is copied from the story around the blank,
-    ``copying.context_copy``; not part of AtAvg).
+    ``copying.context_copy``) and ``story_reuse`` (how much of it is the story's words in any
+    order, ``reuse.story_reuse``); neither is part of AtAvg.
 
     Args:
       backbone: "auto" (the paper's models when cached, else the packaged MiniLM with a
@@ -103,6 +109,7 @@ def metrics(
         value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
         value["truncated"] = float(cut)
         value["context_copy"] = context_copy(answer.text, state.input_text)
+        value["story_reuse"] = story_reuse(answer.text, state.input_text)
         metadata: dict[str, object] = {
             "truncated": cut,
             "extraction_status": answer.status.value,
