@@ -16,11 +16,13 @@ from ...definitions import (
     CONTEXT_COPY_THRESHOLD,
     HIGH_QAVG,
     LOW_QAVG,
+    STORY_REUSE_THRESHOLD,
     display_name,
     high_label,
     is_copied,
     is_high,
     is_low,
+    is_story_reuse,
 )
 from ...scorers.metrics.pairs import ATAVG
 
@@ -61,6 +63,15 @@ SPECS: dict[str, MetricSpec] = {
         1.0,
         "share of the answer's words in runs of 3+ copied from the story around the blank",
     ),
+    "story_reuse": MetricSpec(
+        "Story reuse",
+        "reuse_share",
+        _OVERLAP,
+        True,
+        0.0,
+        1.0,
+        "share of the answer's distinct content words (stemmed) found in the story, in any order",
+    ),
     "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the judge's dimensions"),
     "grader_failed": MetricSpec(
         "Grader failed", "failure_rate", _OVERLAP, True, 0.0, 1.0, "judgements without five valid scores"
@@ -79,27 +90,33 @@ class Share:
     params: dict[str, Any]  # ... which is this rule's when it was computed with these params
 
 
+def _guard_share(key: str, suffix: str, label: str, threshold: float, rule: Callable[[Any], Any]) -> Share:
+    """A story guard's share: the answers whose ``key`` is above ``threshold`` (``rule``)."""
+    spec = MetricSpec(
+        f"{label} ({key} > {threshold:g})",
+        "share",
+        _OVERLAP,
+        True,
+        0.0,
+        1.0,
+        f"share of answers with {key} > {threshold:g}",
+    )
+    return Share(suffix, spec, lambda value: bool(rule(value)), suffix, {"threshold": threshold})
+
+
+#: The story guards' shares (``context_copy``: copied in order; ``story_reuse``: in any order).
+GUARD_SHARES = {
+    "context_copy": _guard_share("context_copy", "copied_share", "Copied%", CONTEXT_COPY_THRESHOLD, is_copied),
+    "story_reuse": _guard_share("story_reuse", "reused_share", "Reused%", STORY_REUSE_THRESHOLD, is_story_reuse),
+}
+
+
 def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
-    """QAvg's High% (under the rule asked for, ``definitions.is_high``) and Low%. The two High%
-    rules are two metrics: each has its own id, and its name says which rule it counts."""
-    if key == "context_copy":
-        return (
-            Share(
-                "copied_share",
-                MetricSpec(
-                    f"Copied% (context_copy > {CONTEXT_COPY_THRESHOLD:g})",
-                    "share",
-                    _OVERLAP,
-                    True,
-                    0.0,
-                    1.0,
-                    f"share of answers with context_copy > {CONTEXT_COPY_THRESHOLD:g}",
-                ),
-                lambda value: bool(is_copied(value)),
-                "copied_share",
-                {"threshold": CONTEXT_COPY_THRESHOLD},
-            ),
-        )
+    """A story guard's share of flagged answers; QAvg's High% (under the rule asked for,
+    ``definitions.is_high``) and Low%. The two High% rules are two metrics: each has its own id,
+    and its name says which rule it counts."""
+    if key in GUARD_SHARES:
+        return (GUARD_SHARES[key],)
     if key != "qavg":
         return ()
     high = high_label(high_inclusive)

@@ -327,7 +327,7 @@ def load_samples(paths: list[str]) -> LoadedLogs:
             "no table averages them."
         )
     _check_comparable(frame)
-    for scorer, keys in (("metrics", (*METRICS, "atavg", "context_copy")), ("judge", None)):
+    for scorer, keys in (("metrics", (*METRICS, "atavg", "context_copy", "story_reuse")), ("judge", None)):
         chosen = _newest_per_log(frame, scorer)
         if chosen is not None:
             frame = frame.join(_expand(chosen, keys))

@@ -234,7 +234,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     recheck.checks.append(
         f"{total} samples re-read: each summary compared with its record, the generating model "
         "with the log's, answers re-extracted from the raw outputs, "
-        "truncation from the stop reason, context_copy from the answer, "
+        "truncation from the stop reason, context_copy and story_reuse from the answer, "
         "judge scores re-parsed from the graders' replies"
         + (", problems and golds compared with the data" if instances else "")
     )
@@ -249,6 +249,7 @@ def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, pr
     data and its graders' replies; what its metrics re-scoring needs (None: nothing to re-score)."""
     from ...scorers.answer import read_answer
     from ...scorers.metrics.copying import context_copy
+    from ...scorers.metrics.reuse import story_reuse
     from .protocol import sample_protocol_problem
 
     where = f"{run.setting} {full.id} epoch {full.epoch}"
@@ -283,6 +284,9 @@ def _recheck_sample(run, full, listed, rules, instances, findings: _Findings, pr
     copied = none_if_nan((metrics.value or {}).get("context_copy"))  # absent in older logs
     if copied is not None and not _same(copied, context_copy(answers["metrics"], _problem(full))):
         findings.add("context_copy is not the copy share of the answer", where, f"logged {copied!r}")
+    reused = none_if_nan((metrics.value or {}).get("story_reuse"))  # absent in older logs
+    if reused is not None and not _same(reused, story_reuse(answers["metrics"], _problem(full))):
+        findings.add("story_reuse is not the story share of the answer", where, f"logged {reused!r}")
     instance = instances.get(str(full.id)) if instances is not None else None
     if instances is not None and (
         instance is None or instance.problem != _problem(full) or instance.gold_answer != str(full.target)
