@@ -15,7 +15,10 @@ extracts each response with ``ours`` (the default) and ``published``, and prints
 The rules are the issue's table (and a few of the same kind); they are built here, not in the
 package: the package's null rules are ``data.baselines``. Deterministic (scrambling is seeded).
 
-Usage: nice python benchmarks/story_reuse_guard.py [--n 9800]
+With ``--atavg`` it prints instead each rule's AtAvg on the packaged MiniLM backbones (one answer
+per problem, raw and through ``ours``), to see whether what the guard lets through pays.
+
+Usage: nice python benchmarks/story_reuse_guard.py [--n 9800] [--atavg]
 """
 
 from __future__ import annotations
@@ -91,6 +94,14 @@ def _scrambled(problem: str) -> str:
     return " ".join(words)
 
 
+def _inflected(word: str) -> str:
+    """A content word as its stem plus "s" ("jumped" -> "jumps"); function words kept."""
+    from nltk.stem.snowball import SnowballStemmer
+
+    bare = word.lower().strip(".,!?")
+    return word if bare in set(_function_words()) else SnowballStemmer("english").stem(bare) + "s"
+
+
 def _both(problem: str) -> str:
     return " ".join(part for part in _neighbours(problem) if part)
 
@@ -114,7 +125,12 @@ RULES: dict[str, Callable[[str], str]] = {
     "story scrambled, zero-width space in each word": lambda p: " ".join(
         w[:1] + "\u200b" + w[1:] for w in _scrambled(p).split()
     ),
-    "story scrambled, words inflected (+s)": lambda p: " ".join(f"{w.strip('.,!?')}s" for w in _scrambled(p).split()),
+    "story scrambled, content words inflected": lambda p: " ".join(map(_inflected, _scrambled(p).split())),
+    # The guard's known limits, measured so the page can say how far they reach:
+    "story scrambled, one letter doubled in each word": lambda p: " ".join(
+        w[:2] + w[1:] if len(w) > 3 else w for w in _scrambled(p).split()
+    ),
+    "story scrambled, three words of its own added": lambda p: f"{_scrambled(p)} purple galaxy violin",
 }
 
 
@@ -128,29 +144,40 @@ def _extracted(extraction: str, row: dict, answer: str) -> str:
 
 def real_figures(rows: list[dict]) -> None:
     """Distribution, flagged answers' lengths and per-model flagged shares on the real outputs."""
-    from narrative_infill.definitions import STORY_REUSE_THRESHOLD, is_story_reuse
+    from narrative_infill.definitions import STORY_REUSE_THRESHOLD, is_copied, is_story_reuse
     from narrative_infill.extraction import extract_with
+    from narrative_infill.scorers.metrics.copying import context_copy
     from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse
 
     for extraction in EXTRACTIONS:
         answers = [extract_with(extraction, r["response"], r["problem"]).text for r in rows]
         values = [story_reuse(a, r["problem"]) for a, r in zip(answers, rows)]
         answered = [v for v, a in zip(values, answers) if a.strip()]
-        print(f"\n## story_reuse on the real outputs, extraction={extraction}: {len(answered)} answered of {len(rows)}")
+        print(f"\n## story_reuse on the real outputs, extraction={extraction}: ", end="")
+        print(f"{len(answered)} answered of {len(rows)}")
         print("  " + "  ".join(f">{cut:g}: {fmean(v > cut for v in answered):.4f}" for cut in CUTS))
         print(f"  mean {fmean(answered):.3f}")
         flagged = [a for v, a in zip(values, answers) if is_story_reuse(v)]
         sizes = [len(content_stems(a)) for a in flagged]
-        print(f"  flagged (> {STORY_REUSE_THRESHOLD:g}): {len(flagged)}; content words: min {min(sizes, default=0)}, "
-              f"median {sorted(sizes)[len(sizes) // 2] if sizes else 0}")  # fmt: skip
+        median = sorted(sizes)[len(sizes) // 2] if sizes else 0
+        print(f"  flagged (> {STORY_REUSE_THRESHOLD:g}): {len(flagged)}; ", end="")
+        print(f"content words: min {min(sizes, default=0)}, median {median}")
         for answer in flagged[:5]:
             print(f"    e.g. {answer[:110]!r}")
-        shares: dict[str, list[bool]] = defaultdict(list)
-        for row, value in zip(rows, values):
-            shares[row["model"]].append(bool(is_story_reuse(value)))
-        print(f"  share of each model's outputs flagged (story_reuse > {STORY_REUSE_THRESHOLD:g}):")
-        for model, flags in sorted(shares.items(), key=lambda item: -fmean(item[1])):
-            print(f"    {fmean(flags):.4f}  ({sum(flags)}/{len(flags)})  {model}")
+        copied = [bool(is_copied(context_copy(a, r["problem"]))) for a, r in zip(answers, rows)]
+        shares: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+        for row, value, copy in zip(rows, values, copied):
+            shares[row["model"]].append(
+                (bool(is_story_reuse(value)), bool(is_story_reuse(value)) and not copy)
+            )
+        print(
+            f"  each model's outputs flagged (story_reuse > {STORY_REUSE_THRESHOLD:g}); of them, not ", end=""
+        )
+        print("copies (context_copy at most its threshold): the guard's own flags")
+        for model, flags in sorted(shares.items(), key=lambda item: -sum(f for f, _ in item[1])):
+            count, own = sum(f for f, _ in flags), sum(o for _, o in flags)
+            print(f"    {count / len(flags):.4f} ({count}/{len(flags)}), ", end="")
+            print(f"not copies {own / len(flags):.4f} ({own})  {model}")
 
 
 def rule_figures(rows: list[dict]) -> None:
@@ -165,11 +192,34 @@ def rule_figures(rows: list[dict]) -> None:
         raw = {p: rule(p) for p in {r["problem"] for r in rows}}
         cells = []
         for way in ("raw", *EXTRACTIONS):
-            answers = [raw[r["problem"]] if way == "raw" else _extracted(way, r, raw[r["problem"]]) for r in rows]
+            answers = [
+                raw[r["problem"]] if way == "raw" else _extracted(way, r, raw[r["problem"]]) for r in rows
+            ]
             values = [story_reuse(a, r["problem"]) for a, r in zip(answers, rows) if a.strip()]
             share = fmean(bool(is_story_reuse(v)) for v in values) if values else float("nan")
             cells.append(f"{share:.3f} ({min(values, default=float('nan')):.2f}; {len(values)} answered)")
         print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def atavg_figures(rows: list[dict]) -> None:
+    """Each rule's AtAvg (packaged MiniLM backbones), raw and through ``ours``, one answer per problem
+    (the mean over the problems, not weighted by responses): whether what the guard misses pays."""
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    problems = {r["problem"]: r for r in rows}
+    pairs = []
+    for name, rule in RULES.items():
+        for problem, row in problems.items():
+            for way in ("raw", "ours"):
+                answer = rule(problem) if way == "raw" else _extracted("ours", row, rule(problem))
+                pairs.append((name, way, answer, row["gold_answer"]))
+    results = score_pairs([p[2] for p in pairs], [p[3] for p in pairs], resolve_backbones("minilm"))
+    means: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (name, way, _, _), result in zip(pairs, results):
+        means[(name, way)].append(result.values["atavg"])
+    print(f"\n## AtAvg (MiniLM) of each rule over the {len(problems)} problems: raw | ours")
+    for name in RULES:
+        print(f"  {fmean(means[(name, 'raw')]):.3f} | {fmean(means[(name, 'ours')]):.3f}  {name}")
 
 
 def cost(rows: list[dict]) -> None:
@@ -188,10 +238,14 @@ def cost(rows: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None, help="responses (default: all)")
+    parser.add_argument("--atavg", action="store_true", help="only each rule's AtAvg (MiniLM scoring)")
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     rows = load_rows(args.n)
     print(f"{len(rows)} responses, {len({r['problem'] for r in rows})} problems")
+    if args.atavg:
+        atavg_figures(rows)
+        return
     cost(rows)
     real_figures(rows)
     rule_figures(rows)

@@ -1,7 +1,6 @@
-"""Attacks on the story guards (issues 37 and 45): copies of the story disguised by invisible or
-look-alike characters are caught by ``context_copy``; copies with their word order broken (words
-swapped in pairs, every third replaced, each doubled), which ``context_copy`` reads as ~0, are caught
-by the order-free ``story_reuse``."""
+"""Attacks on the copy guard (issue 37): copies of the story disguised by invisible or look-alike
+characters, or by shuffling its words, must be caught by ``context_copy`` (or, with its order broken,
+``story_reuse``: issue 45) or gain no AtAvg."""
 
 from __future__ import annotations
 
@@ -71,23 +70,28 @@ REORDERINGS = {"adjacent words swapped": _swap_pairs, "every third word replaced
                "every word doubled": _words_doubled}  # fmt: skip
 
 
+@pytest.mark.heavy  # scores with the packaged MiniLM backbone (torch)
 @pytest.mark.parametrize("reordering", REORDERINGS)
-def test_an_entry_copying_with_its_word_order_broken_is_over_the_order_free_guard_s_limit(reordering):
-    """Was a strict expected failure: such a copy read ~0 on context_copy and kept most of the copy's
-    AtAvg (MiniLM, demo: 0.228, 0.198, 0.200 against 0.240). story_reuse reads the story's words in
-    any order, through the default extraction: an entry answering so is over the entry limit (on a
-    short story one filler word in eight can keep a single answer under the threshold)."""
-    from narrative_infill.analysis.floor import over_limit
+def test_a_copy_with_its_word_order_broken_is_caught_or_gains_nothing(reordering):
     from narrative_infill.extraction.published import extract_with
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 
-    caught = []
-    for instance in _instances(8):
-        problem = instance["problem"]
-        sent = f"<ANSWER>{REORDERINGS[reordering](context_answer(problem))}</ANSWER>"
-        answer = extract_with("ours", sent, problem).text
-        assert not is_copied(context_copy(answer, problem))  # the in-order guard misses it
-        caught.append(bool(is_story_reuse(story_reuse(answer, problem))))
-    assert over_limit(sum(caught) / len(caught)), caught
+    instances = _instances()
+    answers = [
+        extract_with("ours", f"<ANSWER>{REORDERINGS[reordering](context_answer(i['problem']))}</ANSWER>",
+                     i["problem"]).text
+        for i in instances
+    ]  # fmt: skip
+    golds = [i["gold_answer"] for i in instances]
+    copies = [context_answer(i["problem"]) for i in instances]
+    scores = score_pairs(answers + copies, golds + golds, resolve_backbones("minilm", None, None, None))
+    disguised = sum(s.values["atavg"] for s in scores[: len(answers)]) / len(answers)
+    plain = sum(s.values["atavg"] for s in scores[len(answers) :]) / len(answers)
+    guarded = sum(
+        bool(is_copied(context_copy(a, i["problem"])) or is_story_reuse(story_reuse(a, i["problem"])))
+        for a, i in zip(answers, instances)
+    )  # context_copy reads ~0 here (no three words in the story's order); story_reuse has no order
+    assert guarded == len(answers) or disguised < plain / 2, (disguised, plain, guarded)
 
 
 @pytest.mark.heavy  # scores with the packaged MiniLM backbone (torch)

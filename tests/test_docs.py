@@ -119,7 +119,7 @@ def inspect_problems(text: str) -> list[str]:
 def path_problems(text: str) -> list[str]:
     """Repository paths named in the text that do not exist (registry names such as
     ``narrative_infill/l2`` or ``narrative_infill/metrics`` are names, not paths)."""
-    registered = {*_task_parameters(), "metrics", "judge", "breakdowns", "copied_share"}
+    registered = {*_task_parameters(), "metrics", "judge", "breakdowns", "copied_share", "reused_share"}
     missing = []
     for match in PATH.finditer(text):
         path = match.group(1)

@@ -75,6 +75,8 @@ def test_each_key_has_bounds_and_direction_and_the_judge_is_recorded(exported):
         "l2/metrics/truncated",
         "l2/metrics/context_copy",
         "l2/metrics/context_copy/copied_share",
+        "l2/metrics/story_reuse",
+        "l2/metrics/story_reuse/reused_share",
         "l2/judge/grader_failed",
         "l2/judge/qavg/low_share",
     }
@@ -93,7 +95,13 @@ def test_each_key_has_bounds_and_direction_and_the_judge_is_recorded(exported):
     )
     assert results["l2/judge/qavg/high_share"]["score_details"]["score"] == 0.0  # 3.8 is not above 4
     copied = results["l2/metrics/context_copy/copied_share"]["metric_config"]
-    assert copied["metric_id"] == "narrative_infill.context_copy.copied_share" and "0.8" in copied["metric_name"]
+    assert (
+        copied["metric_id"] == "narrative_infill.context_copy.copied_share" and "0.8" in copied["metric_name"]
+    )
+    reused = results["l2/metrics/story_reuse/reused_share"]["metric_config"]
+    assert (
+        reused["metric_id"] == "narrative_infill.story_reuse.reused_share" and "0.8" in reused["metric_name"]
+    )
 
 
 def test_a_judge_that_never_ran_is_absent_with_the_reason(tmp_path):

@@ -13,11 +13,13 @@ from narrative_infill.extraction import extract_answer
 from narrative_infill.scorers.metrics import metrics
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+from narrative_infill.scorers.metrics.reuse import story_reuse
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
-KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated", "context_copy"}
+KEYS = {"bertscore", "rouge1", "meteor", "chrf", "semf1", "atavg", "truncated", "context_copy", "story_reuse"}
+GUARDS = {"context_copy", "story_reuse"}
 
 
 def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer(monkeypatch):
@@ -59,7 +61,8 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         "narrative_infill/breakdowns_n=1",
     }
     assert metric_names.pop("context_copy") == {"mean", "narrative_infill/copied_share"}
-    assert metric_names == {key: {"mean", "stderr"} for key in KEYS - {"atavg", "context_copy"}}  # by narrative
+    assert metric_names.pop("story_reuse") == {"mean", "narrative_infill/reused_share"}
+    assert metric_names == {key: {"mean", "stderr"} for key in KEYS - {"atavg", *GUARDS}}  # by narrative
     assert log.results.scores[0].name == "atavg"  # the headline leads the summary and the viewer
     backbones = resolve_backbones("auto")
     for sample in log.samples:
@@ -73,10 +76,11 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
             assert result.value["atavg"] == 0.0 and result.metadata["zero_reasons"]["semf1"] == "empty answer"
         else:
             [direct] = score_pairs([expected], [sample.target], backbones)
-            copied = context_copy(expected, sample.input)
-            assert result.value == pytest.approx(
-                {**direct.values, "truncated": 0.0, "context_copy": copied}, abs=1e-6
-            )
+            guards = {
+                "context_copy": context_copy(expected, sample.input),
+                "story_reuse": story_reuse(expected, sample.input),
+            }
+            assert result.value == pytest.approx({**direct.values, "truncated": 0.0, **guards}, abs=1e-6)
         assert list(result.value)[0] == "atavg" and result.metadata["truncated"] is False
 
 

@@ -70,7 +70,7 @@ SPECS: dict[str, MetricSpec] = {
         True,
         0.0,
         1.0,
-        "share of the answer's distinct content words (stemmed) found in the story, in any order",
+        "content words (stemmed) shared with the story, in any order, over the smaller set's count",
     ),
     "qavg": MetricSpec("QAvg", "rubric_mean", "points", False, 1.0, 5.0, "mean of the judge's dimensions"),
     "grader_failed": MetricSpec(
@@ -106,8 +106,11 @@ def _guard_share(key: str, suffix: str, label: str, threshold: float, rule: Call
 
 #: The story guards' shares (``context_copy``: copied in order; ``story_reuse``: in any order).
 GUARD_SHARES = {
-    "context_copy": _guard_share("context_copy", "copied_share", "Copied%", CONTEXT_COPY_THRESHOLD, is_copied),
-    "story_reuse": _guard_share("story_reuse", "reused_share", "Reused%", STORY_REUSE_THRESHOLD, is_story_reuse),
+    key: _guard_share(key, suffix, label, threshold, rule)
+    for key, suffix, label, threshold, rule in (
+        ("context_copy", "copied_share", "Copied%", CONTEXT_COPY_THRESHOLD, is_copied),
+        ("story_reuse", "reused_share", "Reused%", STORY_REUSE_THRESHOLD, is_story_reuse),
+    )
 }
 
 

@@ -1,19 +1,22 @@
 """``story_reuse``: how much of an answer is the story's own material, in whatever order.
 
-Definition: the answer's distinct content words (words read as the copy guard reads them,
-``copying.folded_words``: compatibility forms, invisible characters, accents, case and look-alike
-letters folded; scikit-learn's English stop words dropped; NLTK's Snowball stem of each) that
-also occur, stemmed alike, in the context (the problem with its blank removed), as a share of
-``max(distinct content words, STORY_REUSE_MIN_WORDS)``. An answer without content words reuses
-nothing (0).
+Definition: the overlap coefficient of two sets of content words, the answer's and the context's
+(the problem with its blank removed): the words they share as a share of the smaller set, taken
+over at least ``STORY_REUSE_MIN_WORDS`` words. Content words are words read as the copy guard reads
+them (``copying.folded_words``: compatibility forms, invisible characters, accents, case and
+look-alike letters folded), less scikit-learn's English stop words and single characters, each
+reduced to its NLTK Snowball stem. An answer without content words reuses nothing (0).
 
 Why this measure: ``context_copy`` reads runs of three words in the story's order, so the story's
 words swapped in pairs, sorted, interleaved or thinned keep most of the copy's AtAvg and read ~0
 there. A set of stems has no order; stop words carry no content, so replacing them changes
-nothing; stems make "walked" and "walking" one word; counting distinct words means a filler word
-repeated ("um" for every third word) counts once. Real answers reuse the story's names and nouns
-but bring words of their own (what happened in the gap), so their share stays below the
-threshold (``definitions.STORY_REUSE_THRESHOLD``; docs/baselines.md has the measurements).
+nothing; stems make "walked" and "walking" one word; a set counts a repeated filler word ("um" for
+every third word) once. The smaller set decides: an answer made of story words reads 1 however
+little of the story it takes (the neighbouring sentences rearranged), and an answer holding every
+content word of the story reads 1 however many words of its own it adds (the scrambled story
+padded). Real answers reuse the story's names and nouns but bring words of their own and leave
+most of the story out, so they stay below the threshold (``definitions.STORY_REUSE_THRESHOLD``;
+docs/baselines.md has the measurements).
 
 Short answers: the share is taken over at least ``STORY_REUSE_MIN_WORDS`` words, as if a short
 answer were padded with words of its own, because a handful of story words is how a real short
@@ -44,7 +47,8 @@ def _content_stem():
     stem = cache(SnowballStemmer("english").stem)
 
     def content_stem(word: str) -> str | None:
-        return None if word in ENGLISH_STOP_WORDS else stem(word)
+        # Single characters are the leftovers of split possessives and contractions ("Saturn's").
+        return None if len(word) < 2 or word in ENGLISH_STOP_WORDS else stem(word)
 
     return content_stem
 
@@ -56,13 +60,14 @@ def content_stems(text: str) -> set[str]:
 
 
 def story_reuse(answer: str, problem: str) -> float:
-    """The share (0..1) of ``answer``'s distinct content words that occur in ``problem``'s context,
-    over at least ``STORY_REUSE_MIN_WORDS`` words (module docstring). Linear in the two lengths."""
+    """The content words (0..1) ``answer`` and ``problem``'s context share, as a share of the
+    smaller of the two sets, over at least ``STORY_REUSE_MIN_WORDS`` words (module docstring).
+    Linear in the two lengths."""
     stems = content_stems(answer)
     if not stems:
         return 0.0
     story = content_stems(problem.replace(BLANK, " "))
-    return len(stems & story) / max(len(stems), STORY_REUSE_MIN_WORDS)
+    return len(stems & story) / max(min(len(stems), len(story)), STORY_REUSE_MIN_WORDS)
 
 
 @metric
