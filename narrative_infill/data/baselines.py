@@ -128,12 +128,14 @@ def neighbours_every_third_word_dropped_answer(problem: str, n: int = 1) -> str:
 
 #: Each function word and the one that replaces it: a hand-written table (no library pairs function
 #: words with others of their kind), swapping within a class so the text stays word-like.
+_SWAPPED_BOTH_WAYS = {"the": "a", "he": "she", "his": "her", "they": "we", "i": "you", "to": "for"}
+_SWAPPED_BOTH_WAYS |= {"in": "on", "of": "from", "and": "but", "was": "is"}
 FUNCTION_WORD_SWAPS = {
-    "the": "a", "a": "the", "an": "the", "he": "she", "she": "he", "his": "her", "her": "his",
-    "him": "her", "they": "we", "we": "they", "i": "you", "you": "i", "to": "for", "for": "to",
-    "in": "on", "on": "in", "at": "by", "of": "from", "from": "of", "with": "without", "and": "but",
-    "but": "and", "was": "is", "is": "was", "were": "are", "had": "has", "it": "this", "that": "which",
-}  # fmt: skip
+    **_SWAPPED_BOTH_WAYS,
+    **{other: word for word, other in _SWAPPED_BOTH_WAYS.items()},
+    **{"an": "the", "him": "her", "at": "by", "with": "without", "were": "are", "had": "has", "it": "this"},
+    "that": "which",
+}
 
 
 def neighbours_function_words_replaced_answer(problem: str, n: int = 1) -> str:
