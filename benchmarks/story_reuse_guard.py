@@ -16,9 +16,10 @@ The rules are the issue's table (and a few of the same kind); they are built her
 package: the package's null rules are ``data.baselines``. Deterministic (scrambling is seeded).
 
 With ``--atavg`` it prints instead each rule's AtAvg on the packaged MiniLM backbones (one answer
-per problem, raw and through ``ours``), to see whether what the guard lets through pays.
+per problem, raw and through ``ours``), to see whether what the guard lets through pays; with
+``--sensitivity``, the real outputs and the rules flagged at other cuts and short-answer floors.
 
-Usage: nice python benchmarks/story_reuse_guard.py [--n 9800] [--atavg]
+Usage: nice python benchmarks/story_reuse_guard.py [--n 9800] [--atavg | --sensitivity]
 """
 
 from __future__ import annotations
@@ -222,6 +223,27 @@ def atavg_figures(rows: list[dict]) -> None:
         print(f"  {fmean(means[(name, 'raw')]):.3f} | {fmean(means[(name, 'ours')]):.3f}  {name}")
 
 
+def sensitivity(rows: list[dict]) -> None:
+    """Other thresholds and short-answer floors: the real outputs flagged (``ours``) against each
+    rule's answers flagged (``ours``, one per problem)."""
+    import narrative_infill.scorers.metrics.reuse as reuse
+    from narrative_infill.extraction import extract_with
+
+    answers = [(extract_with("ours", r["response"], r["problem"]).text, r["problem"]) for r in rows]
+    problems = {r["problem"]: r for r in rows}
+    ruled = []  # per rule, its answered instances (the swapped neighbours extract to nothing)
+    for rule in RULES.values():
+        pairs = [(_extracted("ours", r, rule(p)), p) for p, r in problems.items()]
+        ruled.append([(a, p) for a, p in pairs if a.strip()])
+    print("\n## sensitivity (ours): floor, cut: real outputs flagged | each rule's answers flagged, in order")
+    for floor in (5, 8):
+        reuse.STORY_REUSE_MIN_WORDS = floor  # this run only: the package's floor is the constant
+        for cut in (0.75, 0.8, 0.85, 0.9):
+            real = fmean(reuse.story_reuse(a, p) > cut for a, p in answers)
+            shares = [fmean(reuse.story_reuse(a, p) > cut for a, p in pairs) for pairs in ruled if pairs]
+            print(f"  {floor} {cut:g}: {real:.4f} | " + " ".join(f"{share:.2f}" for share in shares))
+
+
 def cost(rows: list[dict]) -> None:
     from narrative_infill.extraction import extract_with
     from narrative_infill.scorers.metrics.reuse import story_reuse
@@ -233,18 +255,26 @@ def cost(rows: list[dict]) -> None:
         story_reuse(answer, row["problem"])
     elapsed = time.perf_counter() - started
     print(f"\n## cost: {len(rows)} answers in {elapsed:.2f} s: {elapsed / len(rows) * 1e6:.0f} us per answer")
+    for name, hostile in (
+        ("one 32,768-letter word", "a" * 32768),
+        ("5,000 distinct words", " ".join(f"w{i}" for i in range(5000))),
+    ):
+        started = time.perf_counter()
+        story_reuse(hostile, rows[0]["problem"])
+        print(f"  hostile answer, {name}: {time.perf_counter() - started:.3f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None, help="responses (default: all)")
     parser.add_argument("--atavg", action="store_true", help="only each rule's AtAvg (MiniLM scoring)")
+    parser.add_argument("--sensitivity", action="store_true", help="only other cuts and short-answer floors")
     args = parser.parse_args()
     print(f"load average at start: {load_average()}")
     rows = load_rows(args.n)
     print(f"{len(rows)} responses, {len({r['problem'] for r in rows})} problems")
-    if args.atavg:
-        atavg_figures(rows)
+    if args.atavg or args.sensitivity:
+        (atavg_figures if args.atavg else sensitivity)(rows)
         return
     cost(rows)
     real_figures(rows)

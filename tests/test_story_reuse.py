@@ -125,7 +125,7 @@ def test_a_short_answer_is_read_over_at_least_five_content_words():
 @pytest.mark.slow  # extracts the 9,800 real outputs (about half a minute on 2 cores)
 def test_the_guard_flags_few_of_the_twenty_real_models_answers():
     """Measured (in-sample: the threshold was chosen on this data; docs/baselines.md), under the
-    default extraction: 2.7% of all outputs flagged, at most 7.4% of one model's. (Under
+    default extraction: 2.7% of all outputs flagged, at most 7.3% of one model's. (Under
     ``published`` whole reasoning traces and restated stories are the answers, and hold the story's
     every content word: the page states those shares; that extraction is not ranked.)"""
     path = ROOT.parent / "shared" / "data" / "extraction" / "responses.jsonl"

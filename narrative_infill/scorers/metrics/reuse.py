@@ -25,7 +25,7 @@ answer reads ("Tom cried.") and is too little text to win AtAvg by reuse.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
@@ -35,16 +35,18 @@ from .copying import folded_words
 
 #: Fewest content words a share is taken over (module docstring: short answers).
 STORY_REUSE_MIN_WORDS = 5
+#: Stems remembered per process: stories repeat their words, and model output cannot grow it unbounded.
+_STEMS_KEPT = 65536
 
 
 @cache
 def _content_stem():
-    """A word's stem, or None for a stop word: one stemmer and stop list per process (both
-    lazy: scikit-learn's import is not free)."""
+    """A word's stem, or None for a stop word or a single character: one stemmer and stop list per
+    process (both lazy: scikit-learn's import is not free)."""
     from nltk.stem.snowball import SnowballStemmer
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    stem = cache(SnowballStemmer("english").stem)
+    stem = lru_cache(maxsize=_STEMS_KEPT)(SnowballStemmer("english").stem)
 
     def content_stem(word: str) -> str | None:
         # Single characters are the leftovers of split possessives and contractions ("Saturn's").
