@@ -5,7 +5,24 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.data.baselines import BaselineError, baseline_answer, context_answer, neighbour_answer
+from narrative_infill.analysis.floor import (
+    ABOVE,
+    COPY_RULE,
+    NOT_ABOVE,
+    REUSE_RULE,
+    UNKNOWN_RULE,
+    floor_mark,
+    floor_of,
+    guard_reason,
+)
+from narrative_infill.data.baselines import (
+    FUNCTION_WORD_SWAPS,
+    ORDER_FREE,
+    BaselineError,
+    baseline_answer,
+    context_answer,
+    neighbour_answer,
+)
 from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.definitions import CONTEXT_COPY_THRESHOLD, is_copied
 from narrative_infill.scorers.metrics.copying import context_copy
@@ -100,3 +117,64 @@ def test_baseline_context_runs_like_a_model_and_its_answers_are_the_stories(tmp_
     assert log.stats.model_usage["baseline/context"].output_tokens > 0
     [copy] = [score for score in log.results.scores if score.name == "context_copy"]
     assert copy.metrics["narrative_infill/copied_share"].value == 1.0
+
+
+@pytest.mark.parametrize("rule", ORDER_FREE)
+def test_an_order_free_rule_reads_only_the_problem_and_answers_the_same_every_time(rule):
+    answer = baseline_answer(rule, MIDDLE, 1, gold=_no_gold)
+    assert answer and answer == baseline_answer(rule, MIDDLE, 2, gold=_no_gold)  # n unused, seeded
+    story_words = {w.strip(".").casefold() for w in context_answer(MIDDLE).split()}
+    own = {w.strip(".").casefold() for w in answer.split()} - story_words
+    assert own <= set(FUNCTION_WORD_SWAPS.values()), own  # the story's words, bar swapped function words
+
+
+def test_the_order_free_rules_break_the_order_of_the_story_or_its_neighbours():
+    assert baseline_answer("sorted-story-words", MIDDLE, 1, gold=_no_gold).startswith(
+        "ann bus early for late"
+    )
+    assert (
+        baseline_answer("swapped-neighbours", MIDDLE, 1, gold=_no_gold)
+        == "Then she left for work. She made some tea."
+    )
+    assert baseline_answer("story-adjacent-words-swapped", MIDDLE, 1, gold=_no_gold).startswith(
+        "woke Ann early. up"
+    )
+    assert (
+        baseline_answer("neighbours-every-third-word-dropped", MIDDLE, 1, gold=_no_gold)
+        == "She made tea. Then left for"
+    )
+    assert baseline_answer("neighbours-function-words-replaced", MIDDLE, 1, gold=_no_gold) == (
+        "He made some tea. Then he left to work."
+    )
+    assert baseline_answer("neighbours-words-interleaved", MIDDLE, 1, gold=_no_gold) == (
+        "She Then made she some left tea. for work."
+    )
+    scrambled = baseline_answer("scrambled-story", MIDDLE, 1, gold=_no_gold)
+    assert sorted(scrambled.split()) == sorted(context_answer(MIDDLE).split()) != scrambled.split()
+
+
+@pytest.mark.parametrize("rule", ["sorted-story-words", "neighbours-words-interleaved"])
+def test_an_order_free_rule_runs_like_a_model(tmp_path, rule):
+    [log] = eval("narrative_infill/l2", model=f"baseline/{rule}", task_args={"data": "demo"}, limit=2,
+                 score=False, log_dir=str(tmp_path), display="none")  # fmt: skip
+    problems = {i.sample_id: i.problem for i in load_benchmark("demo").instances}
+    assert log.status == "success" and len(log.samples) == 2
+    for sample in log.samples:
+        expected = baseline_answer(rule, problems[sample.id], 1, gold=_no_gold)
+        assert sample.output.completion == f"<ANSWER>{expected}</ANSWER>"
+
+
+def test_the_floor_is_the_best_null_rule_no_guard_flags():
+    figures = {"empty": (0.0, 0.0, 0.0), "neighbour": (0.12, 0.0, 0.2), "sorted-story-words": (0.3, 0.0, 1.0),
+               "context": (0.35, 1.0, 1.0), "unscored": (0.05, None, None)}  # fmt: skip
+    assert floor_of(figures) == ("neighbour", 0.12)  # the flagged two score more, and are caught
+    assert floor_mark(0.2, ("neighbour", 0.12)) == ABOVE
+    assert floor_mark(0.12, ("neighbour", 0.12)) == f"{NOT_ABOVE} (baseline/neighbour 0.120)"
+    assert floor_of({"context": (0.35, 1.0, 1.0)}) is None
+
+
+def test_an_entry_over_a_guard_or_with_a_share_unknown_has_its_reason():
+    assert guard_reason(0.0, 0.1) is None
+    assert guard_reason(0.3, 0.0) == COPY_RULE and guard_reason(0.0, 0.3) == REUSE_RULE
+    assert guard_reason(0.0, None) == UNKNOWN_RULE.format("story_reuse")
+    assert guard_reason(float("nan"), 0.0) == UNKNOWN_RULE.format("context_copy")

@@ -1,5 +1,6 @@
-"""The board's reference rows (the null baselines on the entries' own data, never the hub), each
-entry's copy share and mark against the context baseline, the copy flag, and a page that fits."""
+"""The board's reference rows (the null rules on the entries' own data, never the hub), each
+entry's guard shares and mark against the floor, the entries shown but not ranked (over a guard's
+limit, or not above the floor) with the reason, and a page that fits."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
-from narrative_infill.analysis.submission.reference import COPY_RULE, NOT_ABOVE, REFERENCE_RULES
+from narrative_infill.analysis.floor import ABOVE, COPY_RULE, FLOOR_RULE, IN_FLOOR, REUSE_RULE, UNKNOWN_RULE
+from narrative_infill.analysis.submission.reference import REFERENCE_RULES
 from narrative_infill.cli import main
-from narrative_infill.data.baselines import neighbour_answer
+from narrative_infill.data.baselines import context_answer, neighbour_answer
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
@@ -34,12 +36,26 @@ def weak(messages, tools, tool_choice, config):
     return mock_output("<ANSWER>Nothing happened.</ANSWER>")
 
 
+def sorter(messages, tools, tool_choice, config):
+    """The issue's attack: the story's distinct words sorted, which the copy guard (runs of three
+    in the story's order) reads as 0 and which ranked first on the demo track."""
+    words = sorted({w.strip(".,!?").lower() for w in context_answer(_problem(messages)).split()})
+    return mock_output(f"<ANSWER>{' '.join(words)}</ANSWER>")
+
+
+def silent(messages, tools, tool_choice, config):
+    return mock_output("<ANSWER></ANSWER>")
+
+
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
-    """A demo-track entry that copies; a custom-track entry run on the demo data (published extraction)."""
+    """Demo-track entries that copy, sort the story's words and answer nothing; a custom-track
+    entry run on the demo data (published extraction)."""
     root = tmp_path_factory.mktemp("board")
     for name, respond, track, extraction in (
         ("copier", copier, "demo", "ours"),
+        ("sorter", sorter, "demo", "ours"),
+        ("silent", silent, "demo", "ours"),
         ("weak", weak, "custom", "published"),
     ):
         model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
@@ -69,26 +85,34 @@ def test_reference_rows_are_computed_on_the_entries_own_data_and_never_ranked(si
     assert all(r["atavg"][0] == 0.0 for r in references if r["model"] == "baseline/empty")
 
 
-def test_an_entry_not_above_the_context_baseline_is_marked(site):
+def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
     rows = {(r["track"], r["model"]): r for r in _rows(site)}
     weak_row, context = rows[("custom", "mockllm/weak")], rows[("custom", "baseline/context")]
-    assert context["atavg"][0] > weak_row["atavg"][0]
-    assert weak_row["vs_context"] == NOT_ABOVE and weak_row["context_atavg"] == pytest.approx(
-        context["atavg"][0]
-    )
+    # the copied story scores above the weak entry, but the copy guard flags it: not the floor
+    assert context["atavg"][0] > weak_row["atavg"][0] and context["vs_floor"] == COPY_RULE
+    assert rows[("custom", "baseline/sorted-story-words")]["vs_floor"] == REUSE_RULE
+    assert rows[("custom", "baseline/empty")]["vs_floor"] == IN_FLOOR
+    assert weak_row["floor_rule"] == "baseline/empty" and weak_row["floor_atavg"] == 0.0
+    assert weak_row["vs_floor"] == ABOVE and "unranked" not in weak_row  # custom: never ranked anyway
     markdown = (site / "leaderboard.md").read_text()
-    assert "| copied% | vs context |" in markdown and NOT_ABOVE in markdown
+    assert "| copied% | reused% | vs floor |" in markdown and "QAvg (the judge)" in markdown
 
 
-def test_a_ranked_entry_above_the_copy_limit_is_flagged_and_not_ranked(site):
+def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ranked(site):
     rows = {(r["track"], r["model"]): r for r in _rows(site)}
-    copied = rows[("demo", "mockllm/copier")]
-    assert copied["copied"] == 1.0 and copied["copy_flag"] == COPY_RULE and "rank" not in copied
+    copied, sorted_words = rows[("demo", "mockllm/copier")], rows[("demo", "mockllm/sorter")]
+    assert copied["copied"] == 1.0 and copied["unranked"] == COPY_RULE and "rank" not in copied
+    # failed before: the sorted words read 0 on context_copy and ranked first on the demo track
     assert (
-        rows[("custom", "mockllm/weak")]["copied"] == 0.0
-        and "copy_flag" not in rows[("custom", "mockllm/weak")]
+        sorted_words["reused"] == 1.0
+        and sorted_words["unranked"] == REUSE_RULE
+        and "rank" not in sorted_words
     )
-    assert COPY_RULE in (site / "leaderboard.md").read_text()
+    silent_row = rows[("demo", "mockllm/silent")]
+    assert silent_row["unranked"] == FLOOR_RULE and "rank" not in silent_row
+    assert rows[("custom", "mockllm/weak")]["copied"] == 0.0
+    markdown = (site / "leaderboard.md").read_text()
+    assert COPY_RULE in markdown and REUSE_RULE in markdown and FLOOR_RULE in markdown
 
 
 @pytest.mark.browser
@@ -104,7 +128,8 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
         page.screenshot(path=str(tmp_path / "board-unfolded.png"), full_page=True)
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
-    assert NOT_ABOVE in marks and COPY_RULE in marks and flagged == ["mockllm/copier"]
+    assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
+    assert sorted(flagged) == ["mockllm/copier", "mockllm/silent", "mockllm/sorter"]
 
 
 def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
@@ -132,8 +157,6 @@ def test_deleting_context_copy_from_the_copied_samples_does_not_dodge_the_flag(b
     deleted it from the copied ones showed 0% copied and was ranked."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from narrative_infill.analysis.submission.reference import COPY_UNKNOWN_RULE
-
     edited, submissions = tmp_path / "logs", tmp_path / "submissions"
     shutil.copytree(board / "logs" / "copier", edited)
     for path in edited.glob("*.eval"):
@@ -148,4 +171,4 @@ def test_deleting_context_copy_from_the_copied_samples_does_not_dodge_the_flag(b
     assert document["settings"]["l2"]["rates"]["copied"] is None
     assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site")]) == 0
     [row] = [r for r in _rows(tmp_path / "site") if r["model"] == "mockllm/copier"]
-    assert row["copy_flag"] == COPY_UNKNOWN_RULE and "rank" not in row
+    assert row["unranked"] == UNKNOWN_RULE.format("context_copy") and "rank" not in row

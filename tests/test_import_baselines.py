@@ -10,9 +10,10 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.analysis.importer import import_generations
-from narrative_infill.analysis.report.baselines import NOT_ABOVE, is_baseline
+from narrative_infill.analysis.floor import ABOVE, IN_FLOOR, REUSE_RULE
+from narrative_infill.analysis.report.baselines import MARK, is_baseline
 from narrative_infill.cli import main
-from narrative_infill.data.baselines import context_answer
+from narrative_infill.data.baselines import BASELINES, ORDER_FREE, context_answer
 
 STORY = "Ann found a lost dog. ______ She put up posters around town. The owner called her that evening."
 OTHER = "Ben wanted a bike. He saved his money. ______ He rode it to school every day."
@@ -75,7 +76,10 @@ def test_a_files_model_named_like_a_baseline_is_not_taken_for_one(tmp_path):
 
 def test_an_instance_asked_for_in_two_formats_is_answered_in_each(tmp_path):
     """Found by the attack pass: the first row's prompt decided the format for every row of the instance."""
-    tagged, bare = rows()[0], {**rows()[0], "model": "m/bare", "prompt_text": STORY + "\n\nFill in the blank."}
+    tagged, bare = (
+        rows()[0],
+        {**rows()[0], "model": "m/bare", "prompt_text": STORY + "\n\nFill in the blank."},
+    )
     locations = import_generations([write(tmp_path / "gen.jsonl", [tagged, bare])], str(tmp_path / "logs"),
                                    baselines=["context"])  # fmt: skip
     context = logs_by_model(locations)[("baseline/context", "l2")]
@@ -100,19 +104,42 @@ def test_extraction_without_score_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.heavy  # scores with a real embedding backbone (torch)
-def test_the_report_over_imported_outputs_and_their_baselines_marks_the_models_below_context(tmp_path):
-    """The issue's done-when, on a small file: import with --baselines, score with the authors'
-    extraction (under which a copy is read whole), report."""
+@pytest.mark.parametrize("extraction", ["ours", "published"])
+def test_the_report_over_imported_outputs_and_every_null_rule_marks_each_run(tmp_path, extraction):
+    """Import with --baselines (every rule), score, report, under both extractions: every null rule
+    is marked, those rearranging the story flagged, the models marked against the floor."""
     source = write(tmp_path / "gen.jsonl", rows())
     logs, out = tmp_path / "logs", tmp_path / "report"
-    command = ["import", source, "-o", str(logs), "--baselines", "--score", "metrics", "--extraction", "published"]
+    command = [
+        "import",
+        source,
+        "-o",
+        str(logs),
+        "--baselines",
+        "--score",
+        "metrics",
+        "--extraction",
+        extraction,
+    ]
     assert main(command) == 0
     assert main(["report", str(logs), "-o", str(out)]) == 0
-    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"])
-    assert table.loc[("l2", "m/weak"), "vs context"] == NOT_ABOVE
-    assert table.loc[("l2", "m/good"), "vs context"] == "above"
-    assert {"baseline/empty", "baseline/neighbour", "baseline/context", "baseline/gold"} <= {
-        run for _, run in table.index
-    }
+    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+    assert {f"baseline/{rule}" for rule in BASELINES} <= set(table.index)
+    # the rules that rearrange the whole story are flagged even on two short stories (the rules on
+    # the neighbours alone are measured against the real models in test_null_rules_floor.py)
+    for rule in ("scrambled-story", "sorted-story-words", "story-adjacent-words-swapped"):
+        assert table.loc[f"baseline/{rule}", MARK] == REUSE_RULE, rule
+    assert all(isinstance(table.loc[f"baseline/{rule}", MARK], str) for rule in ORDER_FREE)
+    assert table.loc["baseline/empty", MARK] == IN_FLOOR and table.loc["baseline/gold", MARK] == "the ceiling"
+    assert table.loc["m/good", MARK] == ABOVE
     copies = pd.read_csv(out / "copy_share_by_setting.csv", index_col=0)
-    assert copies.loc["baseline/context", "l2"] == 100.0 and copies.loc["m/good", "l2"] == 0.0
+    assert copies.loc["m/good", "l2"] == 0.0
+    # the authors' extraction keeps a copy whole (the copy guard flags it); ours removes it (AtAvg 0)
+    if extraction == "published":
+        assert (
+            copies.loc["baseline/context", "l2"] == 100.0 and table.loc["baseline/context", MARK] != IN_FLOOR
+        )
+    else:
+        assert (
+            table.loc["baseline/context", "AtAvg"] == 0.0 and table.loc["baseline/context", MARK] == IN_FLOOR
+        )

@@ -15,7 +15,8 @@ from narrative_infill.analysis.report.readme import (
     render_section,
     update_readme,
 )
-from narrative_infill.analysis.report.baselines import BASELINES_TABLE, NOT_ABOVE
+from narrative_infill.analysis.floor import ABOVE, IN_FLOOR, NOT_ABOVE, REUSE_RULE
+from narrative_infill.analysis.report.baselines import BASELINES_TABLE, MARK
 
 
 def _report() -> Report:
@@ -34,7 +35,16 @@ def _runs() -> list[Run]:
         Run("replay/y", "narrative_infill/l1", 30, 1, "0", "2026-12-02", "def5678", (), imported=True),
         Run("baseline/context", "narrative_infill/l1", 5, 1, "0", "2026-12-02", "def5678", (), imported=True),
         Run("baseline/empty", "narrative_infill/l1", 5, 1, "0", "2026-12-02", "def5678", (), imported=True),
-        Run("baseline/context", "narrative_infill/l2", 24, 1, "3", "2026-12-03", "abc1234", ("-T", "data=demo")),
+        Run(
+            "baseline/context",
+            "narrative_infill/l2",
+            24,
+            1,
+            "3",
+            "2026-12-03",
+            "abc1234",
+            ("-T", "data=demo"),
+        ),
     ]
 
 
@@ -55,25 +65,34 @@ def test_the_section_names_runs_commands_and_results():
 def test_the_baselines_table_is_folded_to_a_line_per_setting():
     runs = pd.DataFrame(
         [
-            ["l2", "baseline/context", True, 0.35, None],
-            ["l2", "baseline/empty", True, 0.0, None],
-            ["l2", "a", False, 0.30, NOT_ABOVE],
-            ["l2", "b", False, 0.40, "above"],
-            ["l3", "baseline/context", True, 0.2, None],
-            ["l3", "a", False, 0.30, "above"],
+            ["l2", "baseline/sorted-story-words", True, 0.31, REUSE_RULE],
+            ["l2", "baseline/neighbour", True, 0.12, IN_FLOOR],
+            ["l2", "baseline/empty", True, 0.0, IN_FLOOR],
+            ["l2", "a", False, 0.10, f"{NOT_ABOVE} (baseline/neighbour 0.120)"],
+            ["l2", "b", False, 0.40, ABOVE],
+            ["l2", "c", False, 0.35, REUSE_RULE],
+            ["l3", "baseline/empty", True, 0.0, IN_FLOOR],
+            ["l3", "a", False, 0.30, ABOVE],
         ],
-        columns=["setting", "run", "baseline", "AtAvg", "vs context"],
+        columns=["setting", "run", "baseline", "AtAvg", MARK],
     ).set_index(["setting", "run"])
     report = _report()
     report.add(BASELINES_TABLE, runs)
     section = render_section(report, _runs(), "narrative-infill report logs -o out --readme README.md")
     summary = baselines_summary(runs)
-    assert summary.loc["l2", "not above context"] == "1 of 2: a"
-    assert summary.loc["l3", "not above context"] == "0 of 1"
-    assert summary.loc["l2", "baseline/context AtAvg"] == 0.35 and summary.loc["l2", "models AtAvg"] == "0.300..0.400"
-    assert f"(`{BASELINES_TABLE}`, folded to a line per setting)" in section and "1 of 2: a" in section
-    assert " 0.000 |" in section and " 0.350 |" in section  # three decimals, not "0" and "0.35"
-    assert list(summary.columns[:2]) == ["baseline/empty AtAvg", "baseline/context AtAvg"]  # floor first
+    # the sorted words score highest, but the guard flags them: the floor is the best rule it keeps
+    assert summary.loc["l2", "floor (best kept null rule)"] == "baseline/neighbour 0.120"
+    assert summary.loc["l2", "null rules flagged"] == "1 of 3"
+    assert summary.loc["l2", "models not above the floor"] == "1: a"
+    assert summary.loc["l2", "models flagged"] == "1: c"
+    assert (
+        summary.loc["l3", "models not above the floor"] == "0"
+        and summary.loc["l2", "models AtAvg"] == "0.100..0.400"
+    )
+    assert (
+        f"(`{BASELINES_TABLE}`, folded to a line per setting)" in section
+        and "baseline/neighbour 0.120" in section
+    )
 
 
 def test_only_the_text_between_the_markers_changes(tmp_path):

@@ -4,7 +4,7 @@ A baseline answers an instance without a model, from the instance itself. The pr
 (``--model baseline/<rule>``), the board's reference rows, judge-check's probes and the
 benchmark script all call :func:`baseline_answer`, so a baseline means the same everywhere.
 
-* ``empty``: no answer (the floor).
+* ``empty``: no answer.
 * ``neighbour``: the ``n`` sentences next to the blank, from the side before it (the side
   after it only when the blank opens the story). Before, because a reader (and a model
   continuing the text) reaches the gap from there: echoing the preceding sentence is the
@@ -12,19 +12,29 @@ benchmark script all call :func:`baseline_answer`, so a baseline means the same 
   ``n = 1`` case.
 * ``context``: the whole story with the blank removed (the strongest trivial answer on the
   automatic metrics: it holds every word the context shares with the gold).
+* the order-free rules (``ORDER_FREE``): the story's or the neighbouring sentences' own words with
+  their order or function words broken (scrambled, sorted, swapped, interleaved, thinned). AtAvg
+  reads words in any order, so these score like a model on it while saying nothing; they are the
+  dishonest entrant's answers the floor and the story-reuse guard are measured against.
 * ``gold``: the gold span itself (the ceiling, and a judge check). Only this rule reads the gold:
   the others are functions of the problem text and ``n`` alone.
+
+The order-free rules read only the problem: the neighbouring sentences are the one before and the
+one after the blank (``n`` unused), and a scramble's seed is the problem text's SHA-256, so a
+rule's answer can be re-derived from a log (the report's forged-baseline check does).
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
+import re
 from collections.abc import Callable
 
 from ..definitions import NarrativeInfillError
 from .records import BLANK
 from .text import normalise_space, split_sentences
 
-BASELINES = ("empty", "neighbour", "context", "gold")
 GOLD = "gold"
 
 
@@ -72,12 +82,105 @@ def empty_answer(problem: str, n: int = 1) -> str:
     return ""
 
 
+def _words(text: str) -> list[str]:
+    """Words as the order-free rules move them: each with its attached punctuation ("tea.")."""
+    return text.split()
+
+
+def _neighbours(problem: str) -> tuple[str, str]:
+    """The sentence before the blank and the sentence after it (either may be empty)."""
+    before, after = blank_sides(problem)
+    return " ".join(_sentences(before)[-1:]), " ".join(_sentences(after)[:1])
+
+
+def scrambled_story_answer(problem: str, n: int = 1) -> str:
+    """The story's words in a random order, seeded by the problem text (the same answer every run)."""
+    words = _words(context_answer(problem))
+    seed = int.from_bytes(hashlib.sha256(problem.encode("utf-8")).digest()[:8], "big")
+    random.Random(seed).shuffle(words)
+    return " ".join(words)
+
+
+def sorted_story_words_answer(problem: str, n: int = 1) -> str:
+    """The story's distinct words (case-folded letters and digits), sorted alphabetically."""
+    return " ".join(sorted(set(re.findall(r"\w+", context_answer(problem).casefold()))))
+
+
+def swapped_neighbours_answer(problem: str, n: int = 1) -> str:
+    """The sentence after the blank, then the sentence before it."""
+    before, after = _neighbours(problem)
+    return normalise_space(f"{after} {before}")
+
+
+def story_adjacent_words_swapped_answer(problem: str, n: int = 1) -> str:
+    """The story with each pair of adjacent words swapped (1st with 2nd, 3rd with 4th, ...)."""
+    words = _words(context_answer(problem))
+    for i in range(0, len(words) - 1, 2):
+        words[i], words[i + 1] = words[i + 1], words[i]
+    return " ".join(words)
+
+
+def neighbours_every_third_word_dropped_answer(problem: str, n: int = 1) -> str:
+    """The two neighbouring sentences with every third word left out."""
+    words = _words(" ".join(_neighbours(problem)))
+    return " ".join(word for i, word in enumerate(words, start=1) if i % 3)
+
+
+#: Each function word and the one that replaces it: a hand-written table (no library pairs function
+#: words with others of their kind), swapping within a class so the text stays word-like.
+_SWAPPED_BOTH_WAYS = {"the": "a", "he": "she", "his": "her", "they": "we", "i": "you", "to": "for"}
+_SWAPPED_BOTH_WAYS |= {"in": "on", "of": "from", "and": "but", "was": "is"}
+FUNCTION_WORD_SWAPS = {
+    **_SWAPPED_BOTH_WAYS,
+    **{other: word for word, other in _SWAPPED_BOTH_WAYS.items()},
+    **{"an": "the", "him": "her", "at": "by", "with": "without", "were": "are", "had": "has", "it": "this"},
+    "that": "which",
+}
+
+
+def neighbours_function_words_replaced_answer(problem: str, n: int = 1) -> str:
+    """The two neighbouring sentences with each function word replaced by another of its kind."""
+
+    def swap(word: str) -> str:
+        core = word.strip(".,;:!?\"'")
+        other = FUNCTION_WORD_SWAPS.get(core.casefold())
+        if other is None:
+            return word
+        return word.replace(core, other.capitalize() if core[:1].isupper() else other, 1)
+
+    return " ".join(swap(word) for word in _words(" ".join(_neighbours(problem))))
+
+
+def neighbours_words_interleaved_answer(problem: str, n: int = 1) -> str:
+    """The two neighbouring sentences' words taken in turn (1st of each, 2nd of each, ...)."""
+    first, second = (_words(side) for side in _neighbours(problem))
+    merged = [word for pair in zip(first, second) for word in pair]
+    longer = first if len(first) > len(second) else second
+    return " ".join(merged + longer[min(len(first), len(second)) :])
+
+
+#: The order-free null rules (module docstring), by name: ``--model baseline/<name>``.
+ORDER_FREE: dict[str, Callable[[str, int], str]] = {
+    "scrambled-story": scrambled_story_answer,
+    "sorted-story-words": sorted_story_words_answer,
+    "swapped-neighbours": swapped_neighbours_answer,
+    "story-adjacent-words-swapped": story_adjacent_words_swapped_answer,
+    "neighbours-every-third-word-dropped": neighbours_every_third_word_dropped_answer,
+    "neighbours-function-words-replaced": neighbours_function_words_replaced_answer,
+    "neighbours-words-interleaved": neighbours_words_interleaved_answer,
+}
+
 #: The rules that read only the problem and ``n``: the gold never reaches them.
 PROBLEM_RULES: dict[str, Callable[[str, int], str]] = {
     "empty": empty_answer,
     "neighbour": neighbour_answer,
     "context": context_answer,
+    **ORDER_FREE,
 }
+#: Every baseline, from nothing to the gold.
+BASELINES = (*PROBLEM_RULES, GOLD)
+#: The null rules: every baseline but the gold (the rules the floor is taken over).
+NULL_RULES = tuple(PROBLEM_RULES)
 
 
 def baseline_answer(rule: str, problem: str, n: int, gold: Callable[[], str]) -> str:

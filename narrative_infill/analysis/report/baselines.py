@@ -3,10 +3,11 @@
 Baseline runs are ordinary logs of ``--model baseline/<rule>`` (``data.baselines``). Two tables:
 
 * ``baselines_vs_models``: per setting, each run's AtAvg and QAvg (where judged), baselines and
-  models alike, and for each model the context baseline's AtAvg on the same instances (same
-  setting, same problem and gold) with a mark where the model's AtAvg is not above it. A model
-  whose instances the context baseline does not all cover is marked so, never compared on a
-  part of its instances.
+  models alike, each run's shares of copied and story-reuse answers, and for each model the floor
+  on the same instances (same setting, same problem and gold): the best AtAvg of a null rule the
+  guards do not flag there (``analysis.floor``), with the rule that sets it and the mark: the
+  guard a model fails, else whether it is above the floor. A model whose instances a kept null
+  rule does not all cover is marked so, never compared on a part of its instances.
 * ``copy_share_by_setting``: per run and setting, the percentage of answers whose
   ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD`` (``definitions.is_copied``).
 """
@@ -15,16 +16,18 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...definitions import CONTEXT_COPY_THRESHOLD, SETTINGS, NarrativeInfillError, is_copied
+from ...data.baselines import NULL_RULES
+from ...definitions import CONTEXT_COPY_THRESHOLD, SETTINGS, NarrativeInfillError, is_copied, is_story_reuse
+from ..floor import COPY_RULE, IN_FLOOR, NOT_ABOVE, REUSE_RULE, floor_mark, floor_of, guard_reason, over_limit
 from .document import Absent, Table, has_columns
 
 BASELINE_PREFIX = "baseline/"
-CONTEXT = f"{BASELINE_PREFIX}context"
 BASELINES_TABLE = "baselines_vs_models"
 COPY_TABLE = "copy_share_by_setting"
-NOT_ABOVE = "NOT ABOVE the context baseline"
+MARK = "mark"
 #: The instance a sample answers: the same problem and gold in the same setting.
 _INSTANCE = ["setting", "input", "target"]
+__all__ = ["BASELINES_TABLE", "COPY_TABLE", "MARK", "NOT_ABOVE", "baseline_tables", "is_baseline"]
 
 
 def is_baseline(model: str) -> bool:
@@ -32,30 +35,79 @@ def is_baseline(model: str) -> bool:
     return str(model).startswith(BASELINE_PREFIX)
 
 
-def _context_mark(run: pd.DataFrame, context: pd.Series) -> tuple[float, str]:
-    """(the context baseline's AtAvg on ``run``'s instances, the mark) for one model run."""
-    values = run[_INSTANCE].apply(tuple, axis=1).map(context)
-    if values.isna().any():
-        missing = int(values.isna().sum())
-        return float("nan"), f"no context baseline for {missing} of {len(values)} samples"
-    baseline = float(values.mean())
-    return baseline, NOT_ABOVE if run["atavg"].mean() <= baseline else "above"
+def _share(flags: pd.Series) -> float:
+    """The share of True among the known values (NaN when none is known)."""
+    known = flags.dropna()
+    return float(known.astype(float).mean()) if len(known) else float("nan")
+
+
+def _guard_shares(samples: pd.DataFrame) -> tuple[float, float]:
+    """(copied share, story-reuse share) of ``samples``' answers; NaN where a guard was not scored."""
+    copies, reuses = samples["context_copy"], samples["story_reuse"]
+    return _share(copies.where(copies.isna(), is_copied(copies))), _share(
+        reuses.where(reuses.isna(), is_story_reuse(reuses))
+    )
+
+
+def _rule_instances(scored: pd.DataFrame, setting: str) -> dict[str, pd.DataFrame]:
+    """Each null rule's samples in ``setting``, indexed by instance."""
+    rules = {}
+    for rule in NULL_RULES:
+        run = scored[(scored["model"] == f"{BASELINE_PREFIX}{rule}") & (scored["setting"] == setting)]
+        if not run.empty:
+            rules[rule] = run.groupby(_INSTANCE)[["atavg", "context_copy", "story_reuse"]].mean()
+    return rules
+
+
+def _floor(run: pd.DataFrame, rules: dict[str, pd.DataFrame]) -> tuple[tuple[str, float] | None, str]:
+    """(the floor on ``run``'s instances, a note: empty, or which rule does not cover them)."""
+    keys = pd.MultiIndex.from_frame(run[_INSTANCE])
+    figures = {}
+    for rule, answers in rules.items():
+        mine = answers.reindex(keys)
+        if mine["atavg"].isna().any():
+            return None, f"baseline/{rule} answers {int(mine['atavg'].notna().sum())} of {len(mine)} samples"
+        figures[rule] = (float(mine["atavg"].mean()), *_guard_shares(mine))
+    return floor_of(figures), ""
+
+
+def _model_columns(run: pd.DataFrame, rules: dict[str, pd.DataFrame], shares) -> dict:
+    """A model run's floor, the rule setting it, and its mark (a failed guard first)."""
+    floor, note = _floor(run, rules)
+    if note:
+        mark = f"floor unknown: {note}"
+    else:
+        mark = guard_reason(*shares) or floor_mark(float(run["atavg"].mean()), floor)
+    return {
+        "floor AtAvg (same instances)": floor[1] if floor else float("nan"),
+        "floor rule": f"{BASELINE_PREFIX}{floor[0]}" if floor else "",
+        MARK: mark,
+    }
+
+
+def _baseline_mark(model: str, shares: tuple[float, float]) -> str:
+    """A baseline run's mark: the ceiling (gold), a guard that flags it, or kept for the floor."""
+    if model.removeprefix(BASELINE_PREFIX) not in NULL_RULES:
+        return "the ceiling"
+    copied, reused = shares
+    return COPY_RULE if over_limit(copied) else REUSE_RULE if over_limit(reused) else IN_FLOOR
 
 
 def baselines_table(frame: pd.DataFrame) -> Table:
     """Each run's AtAvg and QAvg per setting, baselines first, each model marked against the
-    context baseline on its own instances (module docstring)."""
+    floor on its own instances (module docstring)."""
     if not has_columns(frame, ("atavg",)):
         return Absent("no automatic-metric scores in the logs")
-    runs = frame[frame["model"].map(is_baseline)]
-    if runs.empty:
-        return Absent("no baseline runs in the logs (run the tasks with --model baseline/context, ...)")
+    # logs scored before a guard existed: its shares are unknown (NaN), not absent
+    frame = frame.assign(**{key: frame.get(key, float("nan")) for key in ("context_copy", "story_reuse")})
+    if not frame["model"].map(is_baseline).any():
+        return Absent("no baseline runs in the logs (import --baselines, or run --model baseline/<rule>)")
     scored = frame.dropna(subset=["atavg"])
-    context = scored[scored["model"] == CONTEXT].groupby(_INSTANCE)["atavg"].mean()
-    context.index = context.index.map(tuple)
+    rules = {setting: _rule_instances(scored, setting) for setting in scored["setting"].unique()}
     rows = []
     for (setting, row), run in scored.groupby(["setting", "row"], sort=False):
         baseline = bool(is_baseline(run["model"].iloc[0]))
+        shares = _guard_shares(run)
         entry = {
             "setting": setting,
             "run": row,
@@ -63,9 +115,13 @@ def baselines_table(frame: pd.DataFrame) -> Table:
             "AtAvg": run["atavg"].mean(),
             "QAvg": run["qavg"].mean() if "qavg" in run else float("nan"),
             "samples": len(run),
+            "copied %": shares[0] * 100,
+            "story reuse %": shares[1] * 100,
         }
-        if not baseline:
-            entry["context AtAvg (same instances)"], entry["vs context"] = _context_mark(run, context)
+        if baseline:
+            entry[MARK] = _baseline_mark(run["model"].iloc[0], shares)
+        else:
+            entry |= _model_columns(run, rules[setting], shares)
         rows.append(entry)
     table = pd.DataFrame(rows)
     table["order"] = table["setting"].map(lambda s: SETTINGS.index(s) if s in SETTINGS else len(SETTINGS))

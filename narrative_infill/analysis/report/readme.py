@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from ...data.atomic import atomic_file
-from ...data.baselines import BASELINES
 from ...definitions import NarrativeInfillError
-from .baselines import BASELINES_TABLE, NOT_ABOVE, is_baseline
+from ..floor import IN_FLOOR, NOT_ABOVE
+from .baselines import BASELINES_TABLE, MARK, is_baseline
 from .document import Report
 from .load import read_log, select_logs
 from .paper_compare import TAU_RANGE
@@ -208,25 +208,27 @@ def paper_summary(side: pd.DataFrame) -> pd.DataFrame:
     return folded
 
 
-def _in_rule_order(runs: pd.Index) -> list[str]:
-    """Baseline runs from the floor to the ceiling (``data.baselines.BASELINES``' order)."""
-    rank = {f"baseline/{rule}": i for i, rule in enumerate(BASELINES)}
-    return sorted(runs, key=lambda run: rank.get(run, len(rank)))
+def _listed(runs: pd.Index) -> str:
+    names = sorted(runs.str.removeprefix("replay/"))
+    return f"{len(names)}" + (f": {', '.join(names)}" if names else "")
 
 
 def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per setting, each baseline's AtAvg and the models not above the context baseline on their
-    own instances (the report's ``baselines_vs_models``, folded to a line per setting)."""
+    """Per setting, the best null rule the guards keep (the floor over all the setting's instances),
+    the null rules they flag, and the models flagged or not above the floor on their own instances
+    (the report's ``baselines_vs_models``, folded to a line per setting)."""
     rows = {}
     for setting, runs in table.groupby(level="setting", sort=False):
         runs = runs.droplevel("setting")
         baselines, models = runs[runs["baseline"].astype(bool)], runs[~runs["baseline"].astype(bool)]
-        below = sorted(models.index[models["vs context"] == NOT_ABOVE].str.removeprefix("replay/"))
+        kept = baselines[baselines[MARK] == IN_FLOOR]["AtAvg"]
+        flagged = baselines[baselines[MARK].str.startswith("not ranked")]
         rows[setting] = {
-            **{f"{run} AtAvg": baselines.loc[run, "AtAvg"] for run in _in_rule_order(baselines.index)},
+            "floor (best kept null rule)": f"{kept.idxmax()} {kept.max():.3f}" if len(kept) else "none",
+            "null rules flagged": f"{len(flagged)} of {len(flagged) + len(kept)}",
             "models AtAvg": f"{models['AtAvg'].min():.3f}..{models['AtAvg'].max():.3f}",
-            "not above context": f"{len(below)} of {len(models)}"
-            + (f": {', '.join(below)}" if below else ""),
+            "models flagged": _listed(models.index[models[MARK].str.startswith("not ranked")]),
+            "models not above the floor": _listed(models.index[models[MARK].str.startswith(NOT_ABOVE)]),
         }
     return pd.DataFrame.from_dict(rows, orient="index")
 

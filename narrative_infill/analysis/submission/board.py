@@ -8,8 +8,8 @@ submission (a ``.verification.json`` beside a file is never read), and without i
 a 95% interval clustered by source narrative, and entries are ordered by paired tests on the
 instances each pair shares (``ranking.py``), within a group that shares track, settings, task
 versions, metric signature, data and judge (models, prompt variant, weighting); ``custom`` entries
-are never ranked. Two baselines computed here (an empty answer, and a copy of the sentence left of
-the blank) show what "did nothing" scores.
+are never ranked. The null rules, computed here on the entries' instances (``reference.py``), show
+what "did nothing" scores and set the floor a ranked entry must be above.
 """
 
 from __future__ import annotations
@@ -217,7 +217,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             "n",
             "narratives",
             "copied%",
-            "vs context",
+            "reused%",
+            "vs floor",
             "metric signature",
         ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -238,7 +239,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
                 str(r["n"]),
                 str(r.get("narratives", "")),
                 _cell(r.get("copied") and r["copied"] * 100, 1),
-                r.get("copy_flag") or r.get("vs_context") or "",
+                _cell(r.get("reused") and r["reused"] * 100, 1),
+                r.get("unranked") or r.get("vs_floor") or "",
                 r["signature"][:60],
             ]
             if r.get("unavailable"):

@@ -19,7 +19,15 @@ from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from ...definitions import NarrativeInfillError, is_copied, is_high, is_low, sample_row, setting_name
+from ...definitions import (
+    NarrativeInfillError,
+    is_copied,
+    is_high,
+    is_low,
+    is_story_reuse,
+    sample_row,
+    setting_name,
+)
 from ...definitions import none_if_nan as _number
 from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.metrics.pairs import METRIC_NAMES
@@ -91,6 +99,7 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     # every metrics-scored answer's copy share, or none: a share over the samples that kept the key
     # would let an edited log hide its copies
     copies = [_number(m.get("context_copy")) for m in metrics if m]
+    reuses = [_number(m.get("story_reuse")) for m in metrics if m]
     claims: dict[str, Any] = {
         "n": len(samples),
         "atavg": _summary([_number(m.get("atavg")) for m in metrics]),
@@ -101,6 +110,8 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
             # answers copied from the story (None when a scored sample has no context_copy: logs
             # scored before it was recorded, or edited)
             "copied": fmean(is_copied(c) for c in copies) if copies and None not in copies else None,
+            # answers that are the story's words in some order (None as for "copied")
+            "reused": fmean(is_story_reuse(r) for r in reuses) if reuses and None not in reuses else None,
             # a panel's mean over the graders left is unscored too: else failing the harsh one is free
             "unscored": fmean(
                 q is None or bool(_number(j.get("grader_failed"))) for q, j in zip(qavg, judged)

@@ -117,7 +117,7 @@ def rank(rows: list[dict[str, Any]]) -> None:
     else AtAvg; rank, position and ties from paired tests (see the module's docstring)."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
-        if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("copy_flag"):
+        if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("unranked"):
             groups.setdefault(row["group"], []).append(row)
     labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
     for group, members in groups.items():

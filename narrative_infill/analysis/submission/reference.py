@@ -1,20 +1,20 @@
-"""The board's reference rows and copy marks: the null baselines on the entries' own data.
+"""The board's reference rows and entry marks: the null rules on the entries' own data.
 
-For each (track, metric signature, data) on the board, the ``empty``, ``neighbour`` and
-``context`` baselines (``data.baselines``, the rules ``--model baseline/<rule>`` answers by)
-answer the very instances the entries list, read from the data the entries ran on (their
-logged dataset identity: the demo set, a local file with the logged SHA-256, or the hub only
-when they ran on the hub). Each answer is sent in the format the setting's prompt asks for,
-extracted with the signature's extraction rule, and scored with its backbones, so a reference
-row is what that baseline would have scored as an entry. Reference rows are never ranked.
+For each (track, metric signature, data) on the board, every null rule (``data.baselines``'
+``NULL_RULES``, the rules ``--model baseline/<rule>`` answers by) answers the very instances the
+entries list, read from the data the entries ran on (their logged dataset identity: the demo set,
+a local file with the logged SHA-256, or the hub only when they ran on the hub). Each answer is
+sent in the format the setting's prompt asks for, extracted with the signature's extraction rule,
+scored with its backbones and read by both story guards, so a reference row is what that rule
+would have scored as an entry. Reference rows are never ranked.
 
-Each entry gets:
-* ``context_atavg``: the context baseline's AtAvg on the entry's own samples, and ``vs_context``:
-  "above" or ``NOT_ABOVE`` (its AtAvg is not above it);
-* ``copied``: its share of answers whose ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD``
-  (from the submission's claims; None for files from before the claim existed);
-* ``copy_flag`` on a ranked track when that share is above ``COPIED_SHARE_LIMIT``: the entry is
-  then left unranked, with the rule stated (``COPY_RULE``).
+Each entry gets (the rules: ``analysis.floor``):
+* ``copied`` and ``reused``: its shares of answers over the copy and story-reuse guards (from the
+  submission's claims; None for files from before a claim existed);
+* ``floor_atavg`` and ``floor_rule``: the best AtAvg of a null rule the guards do not flag, on the
+  entry's own samples, and ``vs_floor``: above it or ``NOT_ABOVE``;
+* ``unranked`` on a ranked track: why it is shown but not ranked (a share over the entry limit or
+  unknown, or an AtAvg not above the floor).
 """
 
 from __future__ import annotations
@@ -27,39 +27,39 @@ from typing import Any
 
 import numpy as np
 
-from ...data.baselines import baseline_answer
+from ...data.baselines import NULL_RULES, baseline_answer
 from ...definitions import (
     ATAVG_COLUMN,
     CONTEXT_COPY_THRESHOLD,
     COPIED_SHARE_LIMIT,
     SETTINGS,
+    STORY_REUSE_THRESHOLD,
     NarrativeInfillError,
+    is_copied,
+    is_story_reuse,
 )
 from ...extraction import DEFAULT_EXTRACTION
+from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
 from .protocol import RANKED_TRACKS
 from .ranking import interval
 from .verify import load_document
 
-REFERENCE_RULES = ("empty", "neighbour", "context")
-NOT_ABOVE = "not above the context baseline"
-COPY_RULE = (
-    f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers copy the story "
-    f"(context_copy > {CONTEXT_COPY_THRESHOLD:g})"
-)
-COPY_UNKNOWN_RULE = (
-    "not ranked: its copy share is unknown (a scored sample of its logs has no context_copy; "
-    "rescore them with narrative_infill/metrics)"
-)
-#: The board's statement of its copy and baseline marks.
+REFERENCE_RULES = NULL_RULES
+#: The board's statement of its guard and floor marks.
 COPY_NOTE = (
-    f"Reference rows (baseline/empty, baseline/neighbour, baseline/context) answer the entries' own "
-    f"instances by the null baselines' rules; never ranked. copied%: answers whose context_copy (share "
-    f"of their words in runs of 3+ copied from the story) is above {CONTEXT_COPY_THRESHOLD:g}; on a ranked "
-    f"track an entry above {COPIED_SHARE_LIMIT:.0%}, or one whose share is unknown, is "
-    f"{COPY_RULE.split(': ')[0]}. vs context: whether the "
-    "entry's AtAvg is above the context baseline's on the same instances."
+    f"Reference rows (baseline/<rule>: every null rule, {', '.join(NULL_RULES)}) answer the entries' own "
+    f"instances; never ranked. copied%: answers whose context_copy (share of their words in runs of 3+ "
+    f"copied from the story) is above {CONTEXT_COPY_THRESHOLD:g}; reused%: answers whose story_reuse "
+    f"(share of their content words found in the story, in any order) is above {STORY_REUSE_THRESHOLD:g}. "
+    f"floor: the best AtAvg of a null rule neither guard flags (more than {COPIED_SHARE_LIMIT:.0%} of "
+    "its answers) on the entry's own instances. On a ranked track an entry over either limit, with a "
+    "share unknown, or not above the floor is shown but not ranked, with the reason. AtAvg alone can be "
+    "won by the story's own words; QAvg (the judge) is the headline that reads fluency."
 )
 _EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
+#: A null rule's answer to one instance: (AtAvg, copied, story reuse).
+Answered = tuple[float, bool, bool]
+__all__ = ["ABOVE", "COPY_NOTE", "FLOOR_RULE", "NOT_ABOVE", "REFERENCE_RULES", "reference_rows"]
 
 
 class ReferenceDataError(NarrativeInfillError, ValueError):
@@ -94,10 +94,13 @@ def _sent(setting: str, variant: str, answer: str) -> str:
     return answer_format(f"{template.system}\n{template.user}", answer)
 
 
-def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tuple[str, str], float]]:
-    """Per rule, the AtAvg of its answer to each (setting, sample id) the documents list."""
+def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tuple[str, str], Answered]]:
+    """Per rule, its answer to each (setting, sample id) the documents list: (AtAvg, copied, story
+    reuse), the guards reading the extracted answer as the metrics scorer does."""
     from ...extraction import extract_with
+    from ...scorers.metrics.copying import context_copy
     from ...scorers.metrics.pairs import score_pairs
+    from ...scorers.metrics.reuse import story_reuse
     from .rescore import logged_backbones
 
     instances = entry_instances(documents[0])
@@ -110,20 +113,36 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
         raise ReferenceDataError(
             f"{len(missing)} sample ids not in the entries' data (first: {missing[0][1]})"
         )
-    pairs = []
+    pairs, guards = [], []
     for rule in REFERENCE_RULES:
         for setting, sample_id in keys:
             instance = instances[sample_id]
             answer = baseline_answer(rule, instance.problem, instance.n, gold=lambda: "")
             sent = _sent(setting, variants[0], answer)
-            pairs.append((extract_with(extraction, sent, instance.problem).text, instance.gold_answer))
+            extracted = extract_with(extraction, sent, instance.problem).text
+            pairs.append((extracted, instance.gold_answer))
+            guards.append(
+                (
+                    bool(is_copied(context_copy(extracted, instance.problem))),
+                    bool(is_story_reuse(story_reuse(extracted, instance.problem))),
+                )
+            )
     results = score_pairs([a for a, _ in pairs], [g for _, g in pairs], logged_backbones(signature))
-    atavg = iter(r.values["atavg"] for r in results)
-    return {rule: {key: next(atavg) for key in keys} for rule in REFERENCE_RULES}
+    answered = iter((r.values["atavg"], *guard) for r, guard in zip(results, guards))
+    return {rule: {key: next(answered) for key in keys} for rule in REFERENCE_RULES}
 
 
-def _reference_row(rule: str, track: str, signature: str, scores: dict) -> dict[str, Any]:
-    """A baseline's row: never ranked, its AtAvg with the interval the entries get."""
+def _shares(answered: dict[tuple[str, str], Answered]) -> tuple[float, float]:
+    """(copied share, story-reuse share) of a rule's answers."""
+    return (
+        float(np.mean([copied for _, copied, _ in answered.values()])),
+        float(np.mean([reused for _, _, reused in answered.values()])),
+    )
+
+
+def _reference_row(rule: str, track: str, signature: str, answered: dict) -> dict[str, Any]:
+    """A baseline's row: never ranked, its AtAvg with the interval the entries get and its guard shares."""
+    scores = {key: atavg for key, (atavg, _, _) in answered.items()}
     settings = sorted({s for s, _ in scores}, key=lambda s: SETTINGS.index(s) if s in SETTINGS else 99)
     return {
         "file": None,
@@ -140,6 +159,9 @@ def _reference_row(rule: str, track: str, signature: str, scores: dict) -> dict[
         "qavg": None,
         "n": len(scores),
         "atavg": interval({key: [value] for key, value in scores.items()}) if scores else None,
+        "copied": _shares(answered)[0] if answered else None,
+        "reused": _shares(answered)[1] if answered else None,
+        "vs_floor": (guard_reason(*_shares(answered)) or IN_FLOOR) if answered else None,
         "settings": {
             s: {"atavg": float(np.mean([v for (t, _), v in scores.items() if t == s])), "qavg": None}
             for s in settings
@@ -147,34 +169,43 @@ def _reference_row(rule: str, track: str, signature: str, scores: dict) -> dict[
     }
 
 
-def _copied_share(document: dict[str, Any]) -> float | None:
-    """The entry's share of copied answers over its settings, weighted by their samples; None
-    when a setting's is unknown (a part would let the unknown settings hide the copies)."""
-    shares = [(claims["rates"].get("copied"), claims["n"]) for claims in document["settings"].values()]
+def _claimed_share(document: dict[str, Any], rate: str) -> float | None:
+    """The entry's claimed share ``rate`` over its settings, weighted by their samples; None when a
+    setting's is unknown (a part would let the unknown settings hide the guarded answers)."""
+    shares = [(claims["rates"].get(rate), claims["n"]) for claims in document["settings"].values()]
     if not shares or any(share is None for share, _ in shares):
         return None
     return sum(s * n for s, n in shares) / sum(n for _, n in shares)
 
 
-def _mark(row: dict, document: dict, context: dict[tuple[str, str], float] | None) -> None:
-    """The entry's copy share and flag, and where it stands against the context baseline."""
-    row["copied"] = _copied_share(document)
-    if row["track"] in RANKED_TRACKS and row["copied"] is None:
-        row["copy_flag"] = COPY_UNKNOWN_RULE  # else deleting the key would dodge the limit
-    elif row["track"] in RANKED_TRACKS and row["copied"] > COPIED_SHARE_LIMIT:
-        row["copy_flag"] = COPY_RULE
-    if context is None:
-        return
-    own = [
-        (s, str(r[0]), r[ATAVG_COLUMN])
-        for s, rows in document["samples"].items()
-        for r in rows
-        if r[ATAVG_COLUMN] is not None
-    ]
-    own_mean = float(np.mean([value for _, _, value in own])) if own else None
-    row["context_atavg"] = float(np.mean([context[(s, i)] for s, i, _ in own])) if own else None
-    if own_mean is not None and row["context_atavg"] is not None:
-        row["vs_context"] = "above" if own_mean > row["context_atavg"] else NOT_ABOVE
+def _floor(own: list[tuple[str, str]], scores: dict[str, dict[tuple[str, str], Answered]]):
+    """The floor (rule, AtAvg) on the entry's own (setting, sample id) keys (``analysis.floor``)."""
+    figures = {}
+    for rule, answered in scores.items():
+        mine = {key: answered[key] for key in own}
+        figures[rule] = (float(np.mean([atavg for atavg, _, _ in mine.values()])), *_shares(mine))
+    return floor_of(figures)
+
+
+def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Answered]] | None) -> None:
+    """The entry's guard shares, where it stands against the floor, and on a ranked track why it is
+    not ranked (the first rule it fails)."""
+    row["copied"], row["reused"] = _claimed_share(document, "copied"), _claimed_share(document, "reused")
+    reason = guard_reason(row["copied"], row["reused"])
+    own = [(s, str(r[0]), r[ATAVG_COLUMN]) for s, rows in document["samples"].items() for r in rows]
+    own = [(s, i, value) for s, i, value in own if value is not None]
+    if scores is None:
+        row["vs_floor"] = "floor unknown: the reference rows could not be computed here"
+        reason = reason or f"not ranked: {row['vs_floor']}"
+    elif own:
+        floor = _floor([(s, i) for s, i, _ in own], scores)
+        row["floor_rule"] = f"baseline/{floor[0]}" if floor else None
+        row["floor_atavg"] = floor[1] if floor else None
+        row["vs_floor"] = floor_mark(float(np.mean([value for _, _, value in own])), floor)
+        if row["vs_floor"] != ABOVE:
+            reason = reason or FLOOR_RULE
+    if row["track"] in RANKED_TRACKS and reason:
+        row["unranked"] = reason
 
 
 def _data_key(document: dict) -> str:
@@ -183,7 +214,7 @@ def _data_key(document: dict) -> str:
 
 
 def reference_rows(rows: list[dict[str, Any]], submissions: Path) -> list[dict[str, Any]]:
-    """Mark every entry (copy share, flag, against the context baseline) and return the reference
+    """Mark every entry (guard shares, the floor, why it is not ranked) and return the reference
     rows, per (track, metric signature, data); rows whose data cannot be read here say why."""
     documents = {row["file"]: load_document(Path(submissions) / row["file"]) for row in rows}
     groups: dict[tuple[str, str, str], list[dict]] = {}
@@ -196,7 +227,7 @@ def reference_rows(rows: list[dict[str, Any]], submissions: Path) -> list[dict[s
         except Exception as err:  # data or backbones out of reach: the rows say so
             scores, reason = None, f"{type(err).__name__}: {err}"
         for member in members:
-            _mark(member, documents[member["file"]], scores["context"] if scores else None)
+            _mark(member, documents[member["file"]], scores)
         for rule in REFERENCE_RULES:
             if scores:
                 out.append(_reference_row(rule, track, signature, scores[rule]))

@@ -1,6 +1,6 @@
 """Attacks on the baseline names (issue 37): only the package's own baseline rows are
 ``baseline/<rule>`` in the report; a file's model field or an edited log header cannot pass a model off
-as a baseline (hiding it from the marks) or stand in for the context baseline."""
+as a baseline (hiding it from the marks) or stand in for a null rule of the floor."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from narrative_infill.analysis.importer import import_generations
-from narrative_infill.analysis.report.baselines import NOT_ABOVE, baselines_table, is_baseline
-from narrative_infill.analysis.report.baselines import ForgedBaselineError
+from narrative_infill.analysis.report.baselines import ForgedBaselineError, baselines_table, is_baseline
 from narrative_infill.analysis.report.load import load_samples
 
 from test_import_baselines import rows, write
@@ -26,11 +25,12 @@ def test_an_imported_model_named_like_a_baseline_is_no_baseline_in_the_report(tm
     frame = load_samples([str(tmp_path / "logs")]).frame
     assert sorted(frame["model"].unique()) == ["baseline/context", "replay/baseline/context"]
     assert not frame[frame["model"] == "replay/baseline/context"]["model"].map(is_baseline).any()
-    # scored by hand: the forged run (a weak model) is below the real context baseline, and marked so
+    # scored by hand: the forged run (a weak model) is compared with the real context baseline's floor
     scored = frame.assign(atavg=frame["model"].map({"baseline/context": 0.3, "replay/baseline/context": 0.1}))
     table = baselines_table(scored)
     forged_rows = table[~table["baseline"]]
-    assert len(forged_rows) == 1 and forged_rows["vs context"].iloc[0] == NOT_ABOVE, table
+    assert len(forged_rows) == 1 and forged_rows["floor rule"].iloc[0] == "baseline/context", table
+    assert forged_rows["floor AtAvg (same instances)"].iloc[0] == 0.3
 
 
 def test_an_edited_log_header_cannot_pass_a_model_off_as_a_baseline(tmp_path):
