@@ -23,6 +23,9 @@ bash scripts/install-llama-cpp.sh .venv/bin/python
 # lm-evaluation-harness (issue 40): the lm-eval tasks' tests and the `lm_eval` command in .venv.
 .venv/bin/python -m pip install -q -e ".[lm-eval]"
 .venv/bin/narrative-infill setup-data
+# The Inspect Evals Register's schema (issue 50): the one pinned wheel, without its dependencies, that
+# tests/test_eval_yaml.py reads eval.yaml's schema from, offline.
+.venv/bin/python -m pip download -q --no-deps --require-hashes -r .ci/register-schema.txt -d .cache/register-schema
 # The leaderboard page's tests drive a real headless Chromium (Debian's package) with Playwright.
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

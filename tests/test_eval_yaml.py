@@ -81,7 +81,7 @@ def test_the_lm_eval_tasks_carry_the_tasks_version():
 
 
 def _register_schema() -> types.ModuleType:
-    """``inspect_evals.metadata`` from the wheel pinned in .ci/register-schema.txt (fetched by .ci/run),
+    """``inspect_evals.metadata`` from the wheel pinned in .ci/register-schema.txt (fetched by scripts/setup.sh),
     read from the wheel itself: it imports only pydantic, PyYAML and the standard library, so the
     rest of inspect_evals (and its dependencies) stays out."""
     pin = (REPO / ".ci" / "register-schema.txt").read_text(encoding="utf-8")
