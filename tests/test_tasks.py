@@ -40,7 +40,7 @@ def test_registered_task_runs_and_logs(tmp_path):
     assert len(frame) == 24
     assert all(
         set(json.loads(value))
-        == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated", "context_copy"}
+        == {"atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1", "truncated", "context_copy", "story_reuse"}
         for value in frame["score_metrics"]
     )
     assert set(frame["metadata_position"]) == {"opening", "middle", "closing"}
