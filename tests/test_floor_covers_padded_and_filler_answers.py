@@ -1,10 +1,11 @@
-"""Open gaps found by the attack pass on issue 45 (strict xfails until closed): under the default
-extraction every null rule the guards let through extracts to nothing, so the floor is 0 and any
-unflagged trivial answer is "above the floor". Measured at L2 on the 30 shared problems (MiniLM):
-a fixed gold-independent sentence ("He felt happy and decided to go home. It was a great day with
-friends.") scores AtAvg 0.207, above gemma-2-2b-it (0.149) and Llama-3.2-1B-Instruct (0.127); 60% of
-the story's content words scrambled with twelve generic words scores 0.287 and is flagged on 13% of
-the instances (the overlap coefficient's smaller set is then the answer's, diluted by the padding)."""
+"""Gaps found by the attack pass on issue 45: under the default extraction every null rule the guards
+let through extracted to nothing, so the floor was 0 and any unflagged trivial answer was "above the
+floor" (closed by the ``generic-sentence`` null rule; the padding gap is open, a strict xfail).
+Measured at L2 on the 30 shared problems (MiniLM): a fixed gold-independent sentence ("He felt happy
+and decided to go home. It was a great day with friends.") scores AtAvg 0.207, above gemma-2-2b-it
+(0.149) and Llama-3.2-1B-Instruct (0.127); 60% of the story's content words scrambled with twelve
+generic words scores 0.287 and is flagged on 13% of the instances (the overlap coefficient's smaller
+set is then the answer's, diluted by the padding)."""
 
 from __future__ import annotations
 
@@ -58,9 +59,6 @@ def test_part_of_the_story_padded_with_generic_words_is_flagged():
     assert sum(flagged) / len(flagged) > 0.75
 
 
-@pytest.mark.xfail(
-    strict=True, reason="open: no null rule the guards let through survives the default extraction"
-)
 def test_the_floor_under_the_default_extraction_has_an_answer_to_read():
     """Some null rule that neither guard flags answers every demo instance through ``ours``: else
     the floor is 0 and a fixed generic sentence (AtAvg 0.207 at L2) is 'above the floor'."""
