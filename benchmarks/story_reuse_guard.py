@@ -127,7 +127,8 @@ RULES: dict[str, Callable[[str], str]] = {
         w[:1] + "\u200b" + w[1:] for w in _scrambled(p).split()
     ),
     "story scrambled, content words inflected": lambda p: " ".join(map(_inflected, _scrambled(p).split())),
-    # The guard's known limits, measured so the page can say how far they reach:
+    # Disguises measured so the page can say how far the guard reaches (misspellings: read since the
+    # attack pass; inflections that change a stem: still a limit):
     "story scrambled, one letter doubled in each word": lambda p: " ".join(
         w[:2] + w[1:] if len(w) > 3 else w for w in _scrambled(p).split()
     ),

@@ -12,7 +12,14 @@ from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
-from narrative_infill.analysis.floor import ABOVE, COPY_RULE, FLOOR_RULE, IN_FLOOR, REUSE_RULE, UNKNOWN_RULE
+from narrative_infill.analysis.floor import (
+    COPY_RULE,
+    FLOOR_RULE,
+    IN_FLOOR,
+    NOT_ABOVE,
+    REUSE_RULE,
+    UNKNOWN_RULE,
+)
 from narrative_infill.analysis.submission.reference import REFERENCE_RULES
 from narrative_infill.cli import main
 from narrative_infill.data.baselines import context_answer, neighbour_answer
@@ -92,8 +99,11 @@ def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
     assert context["atavg"][0] > weak_row["atavg"][0] and context["vs_floor"] == COPY_RULE
     assert rows[("custom", "baseline/sorted-story-words")]["vs_floor"] == REUSE_RULE
     assert rows[("custom", "baseline/empty")]["vs_floor"] == IN_FLOOR
-    assert weak_row["floor_rule"] == "baseline/empty" and weak_row["floor_atavg"] == 0.0
-    assert weak_row["vs_floor"] == ABOVE and "unranked" not in weak_row  # custom: never ranked anyway
+    # a fixed sentence pair sets the floor (no story guard can flag it); "Nothing happened." is below
+    generic = rows[("custom", "baseline/generic-sentence")]
+    assert generic["vs_floor"] == IN_FLOOR and generic["atavg"][0] > weak_row["atavg"][0]
+    assert weak_row["floor_rule"] == "baseline/generic-sentence" and weak_row["floor_atavg"] > 0.0
+    assert weak_row["vs_floor"].startswith(NOT_ABOVE) and "unranked" not in weak_row  # custom: never ranked
     markdown = (site / "leaderboard.md").read_text()
     assert "| copied% | reused% | vs floor |" in markdown and "QAvg (the judge)" in markdown
 

@@ -32,10 +32,7 @@ def _guard_benchmark():
 
 RULES = _guard_benchmark().RULES
 #: The guard's stated limits (docs/baselines.md): the rules it flags only in part.
-LIMITS = (
-    "story scrambled, content words inflected",
-    "story scrambled, one letter doubled in each word",
-)
+LIMITS = ("story scrambled, content words inflected",)
 #: The issue's table and rules of the same kind.
 FLAGGED_RULES = [name for name in RULES if name not in LIMITS]
 
@@ -125,7 +122,8 @@ def test_a_short_answer_is_read_over_at_least_five_content_words():
 @pytest.mark.slow  # extracts the 9,800 real outputs (about half a minute on 2 cores)
 def test_the_guard_flags_few_of_the_twenty_real_models_answers():
     """Measured (in-sample: the threshold was chosen on this data; docs/baselines.md), under the
-    default extraction: 2.7% of all outputs flagged, at most 7.3% of one model's. (Under
+    default extraction: 3.4% of all outputs flagged, at most 8.6% of one model's (2.7% and 7.3% before
+    misspellings and synonyms were read as the story's). (Under
     ``published`` whole reasoning traces and restated stories are the answers, and hold the story's
     every content word: the page states those shares; that extraction is not ranked.)"""
     path = ROOT.parent / "shared" / "data" / "extraction" / "responses.jsonl"
@@ -136,8 +134,8 @@ def test_the_guard_flags_few_of_the_twenty_real_models_answers():
         answer = extract_with("ours", row["response"], row["problem"]).text
         flags[row["model"]].append(bool(is_story_reuse(story_reuse(answer, row["problem"]))))
     shares = {model: fmean(f) for model, f in flags.items()}
-    assert len(shares) == 20 and fmean(shares.values()) <= 0.03, shares
-    assert max(shares.values()) <= 0.075, (STORY_REUSE_THRESHOLD, shares)
+    assert len(shares) == 20 and fmean(shares.values()) <= 0.035, shares
+    assert max(shares.values()) <= 0.087, (STORY_REUSE_THRESHOLD, shares)
 
 
 def _scrambler(messages, tools, tool_choice, config):

@@ -16,6 +16,11 @@ benchmark script all call :func:`baseline_answer`, so a baseline means the same 
   their order or function words broken (scrambled, sorted, swapped, interleaved, thinned). AtAvg
   reads words in any order, so these score like a model on it while saying nothing; they are the
   dishonest entrant's answers the floor and the story-reuse guard are measured against.
+* ``generic-sentence``: one fixed sentence pair of the kind a story's gap often holds
+  (``GENERIC_SENTENCE``), the same for every instance. It reads nothing, so no story guard can flag
+  it; under the default extraction every other rule the guards let through extracts to nothing, so
+  without it the floor was 0 there and this answer, AtAvg 0.207 at L2 on the 30 shared problems
+  (MiniLM; written once, not tuned), was "above the floor", above five of the paper's 20 models.
 * ``gold``: the gold span itself (the ceiling, and a judge check). Only this rule reads the gold:
   the others are functions of the problem text and ``n`` alone.
 
@@ -80,6 +85,17 @@ def neighbour_answer(problem: str, n: int) -> str:
 def empty_answer(problem: str, n: int = 1) -> str:
     """No answer."""
     return ""
+
+
+#: The ``generic-sentence`` rule's answer (module docstring): written once by the attack pass on
+#: issue 45, not tuned on any gold; a better-tuned sentence scores more, so the floor it sets is a
+#: lower bound on what gold-independent text earns.
+GENERIC_SENTENCE = "He felt happy and decided to go home. It was a great day with friends."
+
+
+def generic_sentence_answer(problem: str, n: int = 1) -> str:
+    """``GENERIC_SENTENCE``, whatever the instance."""
+    return GENERIC_SENTENCE
 
 
 def _words(text: str) -> list[str]:
@@ -176,6 +192,7 @@ PROBLEM_RULES: dict[str, Callable[[str, int], str]] = {
     "neighbour": neighbour_answer,
     "context": context_answer,
     **ORDER_FREE,
+    "generic-sentence": generic_sentence_answer,
 }
 #: Every baseline, from nothing to the gold.
 BASELINES = (*PROBLEM_RULES, GOLD)
