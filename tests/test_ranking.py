@@ -72,3 +72,33 @@ def test_sample_ids_naming_no_narrative_are_warned_of_on_the_boards_path(caplog)
     with caplog.at_level("WARNING"):
         interval({("l1", "a"): [1.0], ("l1", "b"): [2.0], ("l1", "rocstories-1-n1-i1"): [3.0]}, "x.json")
     assert "x.json: 2 of 3 sample ids name no source narrative" in caplog.text
+
+
+def test_an_entry_sharing_no_instances_with_the_others_is_not_ranked_beside_them():
+    """Sample ids renamed (a forged log where the published ids cannot be read, or another subset)
+    pair with nothing: such an entry used to be "tied" with everyone and rank 1 above entries it
+    was never compared with. Entries are ranked only against entries of the same instances."""
+    rng = np.random.default_rng(1)
+    base = rng.normal(3.0, 1.0, 60)
+    renamed = entry("weak, ids renamed", base - 1.5)
+    renamed[INSTANCES]["qavg"] = {
+        (s, i.replace("rocstories-", "rocstoriesx-")): v for (s, i), v in renamed[INSTANCES]["qavg"].items()
+    }
+    rows = [entry("strong", base + 1.0), entry("mid", base), renamed]
+    rank(rows)
+    by = {r["model"]: r for r in rows}
+    assert by["strong"]["rank"] == 1 and by["mid"]["rank"] == 2
+    assert by["strong"]["tied_with"] == by["mid"]["tied_with"] == []
+    assert by["weak, ids renamed"]["group_label"] != by["strong"]["group_label"] == by["mid"]["group_label"]
+
+
+def test_identical_entries_tie_whatever_their_epochs():
+    """Averaging three equal epochs (3.2 + 3.2 + 3.2) / 3 gives 3.2000000000000006, not 3.2: the
+    paired differences of two identical entries were rounding noise of one sign, and the t test
+    ranked one above the other (p = 0). Differences within ``SAME_NUMBER_TOLERANCE`` are none."""
+    once = entry("once", np.full(30, 3.2))
+    thrice = entry("thrice", np.full(30, 3.2))
+    thrice[INSTANCES]["qavg"] = {key: values * 3 for key, values in thrice[INSTANCES]["qavg"].items()}
+    rows = [once, thrice]
+    rank(rows)
+    assert [r["rank"] for r in rows] == [1, 1]

@@ -189,8 +189,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         "",
         f"{INTERVAL_NOTE}. {RANK_RULE}; "
         '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
-        "task versions, metric signature, data and judge (models, prompt variant, "
-        "weighting; G1, G2... when a track has several); custom entries are never ranked. "
+        "task versions, metric signature, data, judge (models, prompt variant, "
+        "weighting) and instances (G1, G2... when a track has several); custom entries are never ranked. "
         "Badges: verified (every claim and sample recomputed here from the logs, the metrics re-scored), "
         "consistent with its logs (every figure recomputed, some other check not possible here), "
         f"{NOT_VERIFIED} (the metrics could not be re-scored on the board's machine), file only "

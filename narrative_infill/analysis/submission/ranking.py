@@ -18,6 +18,8 @@ still see differences that two overlapping unpaired intervals hide.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Iterable
 from itertools import combinations
@@ -112,13 +114,22 @@ def _order(members: list[dict[str, Any]], key: str) -> None:
         row["position"], row["rank"] = position, 1 + above[id(row)]
 
 
+def _instances_digest(row: dict[str, Any]) -> str:
+    """A digest of the (setting, sample id) an entry scored: entries are ranked together only on the
+    same instances, since one that pairs with nothing (its ids renamed) would be "tied" with every
+    entry, and rank 1, without ever being compared."""
+    keys = sorted({key for values in row[INSTANCES].values() for key in values})
+    return hashlib.sha256(json.dumps(keys).encode("utf-8")).hexdigest()
+
+
 def rank(rows: list[dict[str, Any]]) -> None:
-    """Within each group of comparable entries (ranked tracks only): QAvg when every entry has it,
-    else AtAvg; rank, position and ties from paired tests (see the module's docstring)."""
+    """Within each group of comparable entries (ranked tracks only, the same instances): QAvg when
+    every entry has it, else AtAvg; rank, position and ties from paired tests (see the module's
+    docstring)."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("unranked"):
-            groups.setdefault(row["group"], []).append(row)
+            groups.setdefault(row["group"] + _instances_digest(row), []).append(row)
     labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
     for group, members in groups.items():
         key = "qavg" if all(m["qavg"] for m in members) else "atavg"
