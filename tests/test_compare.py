@@ -144,3 +144,37 @@ def test_a_baseline_side_and_unequal_epochs_are_said(runs, tmp_path, capsys):
     assert any("A ran 1 epoch(s), B 2" in said for said in caveats)
     assert main(["compare", a, baseline]) == 0
     assert "caution: B is a null baseline" in capsys.readouterr().err
+
+
+def each_sample_its_own_narrative(folder, into):
+    """A copy of ``folder``'s one log in ``into`` whose samples each name a narrative of their own."""
+    [info] = list_eval_logs(folder)
+    log = read_eval_log(info.name)
+    for sample in log.samples:
+        sample.metadata = {**sample.metadata, "narrative": f"alone-{sample.id}"}
+    into.mkdir()
+    write_eval_log(log, str(into / "run.eval"))
+    return str(into)
+
+
+def test_the_clusters_are_the_same_whichever_run_is_a(runs, tmp_path):
+    """Each instance's narrative came from A alone: a log naming every sample a narrative of its own
+    gave 24 clusters as A and 8 as B (and a smaller p as A). Narratives are joined wherever one
+    instance's samples, on either side, name more than one."""
+    a, b, _ = runs
+    split = each_sample_its_own_narrative(a, tmp_path / "split")
+    expected = compare_runs([a], [b])["shared_narratives"]
+    assert compare_runs([split], [b])["shared_narratives"] == expected
+    assert compare_runs([b], [split])["shared_narratives"] == expected
+
+
+def test_pair_on_fields_that_pool_several_narratives_join_their_clusters(runs):
+    """``--pair-on n,unit_idx`` makes an "instance" of samples of several narratives; its cluster
+    was the first of them, so the 15 such instances counted as 6 independent narratives, where the
+    narratives they pool fall into 3 clusters. ``n`` alone pools them all: refused."""
+    a, b, _ = runs
+    result = compare_runs([a], [b], pair_on=("n", "unit_idx"))
+    assert (result["shared_instances"], result["shared_narratives"]) == (15, 3)
+    assert {row["clusters"] for row in result["rows"]} == {3}
+    with pytest.raises(NotComparableError, match="share 3 instances of 1 narratives, too few"):
+        compare_runs([a], [b], pair_on=("n",))
