@@ -42,7 +42,7 @@ INTERVAL_NOTE = (
 #: The ranking rule as the board page and leaderboard.md state it.
 RANK_RULE = (
     "A row ranks above another only when the clustered paired t test on the instances both scored "
-    "finds them different, with the p-values of all pairs in a group Holm-adjusted together "
+    "(on QAvg when every entry of the group is judged, else AtAvg) finds them different, with the p-values of all pairs in a group Holm-adjusted together "
     f"(adjusted p < {1 - CONFIDENCE:.2f}): the chance that any order shown on a group is spurious "
     f"is at most {1 - CONFIDENCE:.0%}"
 )
