@@ -131,3 +131,10 @@ def test_identical_entries_tie_whatever_their_epochs():
     rows = [once, thrice]
     rank(rows)
     assert [r["rank"] for r in rows] == [1, 1]
+
+
+def test_an_entry_of_one_narrative_shows_its_mean_without_an_interval():
+    from narrative_infill.analysis.submission.ranking import interval
+
+    one_story = {("l1", "rocstories-1-n1-i1"): [0.2], ("l1", "rocstories-1-n1-i2"): [0.8]}
+    assert interval(one_story) == (0.5, None, None)

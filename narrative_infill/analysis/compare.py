@@ -1,17 +1,17 @@
 """``narrative-infill compare A B``: is run A's score really different from run B's?
 
 Each side is one run (a log, or a folder holding one run's logs: ``report``'s loading picks the
-run's latest successful log). Only the instances both sides scored are compared, and their count
-is printed. Per quantity (AtAvg, QAvg, each metric and judge dimension): each side's mean over
-the shared instances (an instance's epochs averaged first), the mean difference A - B with its
+run's latest successful log). Only the instances both sides scored are compared, and their count is
+printed. Per quantity (AtAvg, QAvg, each metric and judge dimension): each side's mean over the
+shared instances (an instance's epochs averaged first), the mean difference A - B with its
 clustered t interval and two-sided p-value (one inference, clustered by source narrative, joined
-where one instance's samples name several: the interval excludes 0 exactly when p < 0.05), and the smallest difference these instances detect at
-80% power (formulas in ``analysis.stats``). Two runs whose numbers do not measure the same thing
-are refused, naming the field: metric signatures, judges, dataset revision, task version; so are
-two runs sharing fewer than two narratives, naming the ``--pair-on`` fields that split them. Two
-settings of one model (or two models in one setting) are comparable; that is what the command is
-for. What weakens the comparison without voiding it is said: fewer than ``FEW_NARRATIVES``
-narratives, a baseline side, unequal epochs.
+where one instance's samples name several: the interval excludes 0 exactly when p < 0.05), and the
+smallest difference these instances detect at 80% power (formulas in ``analysis.stats``). Two runs
+whose numbers do not measure the same thing are refused, naming the field: metric signatures,
+judges, dataset revision, task version; so are two runs sharing fewer than two narratives, naming
+the ``--pair-on`` fields that split them. Two settings of one model (or two models in one setting)
+are comparable; that is what the command is for. What weakens the comparison without voiding it is
+said: fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
 """
 
 from __future__ import annotations

@@ -114,13 +114,14 @@ def clustered_interval(
     values: Values, clusters: Sequence[Any], confidence: float = CONFIDENCE
 ) -> Interval | None:
     """The mean and its t interval from the clustered standard error (G - 1 degrees of freedom);
-    None for no values."""
+    None for no values. One narrative leaves no degree of freedom: its bounds are NaN, not the
+    zero-width interval its standard error of 0 (a convention, as Inspect's) would give."""
     x = np.asarray(values, dtype=float)
     if not len(x):
         return None
     groups = len(set(map(str, clusters)))
     se = clustered_stderr(x, clusters)
-    half = _t((1 + confidence) / 2, groups) * se
+    half = _t((1 + confidence) / 2, groups) * se if groups > 1 else math.nan
     mean = float(x.mean())
     return Interval(mean, se, mean - half, mean + half, len(x), groups)
 

@@ -174,7 +174,7 @@ def _cell(value, digits: int = 3) -> str:
 
 
 def _interval(value) -> str:
-    return "—" if not value else f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
+    return "—" if not value else f"{value[0]:.3f} [{_cell(value[1])}, {_cell(value[2])}]"
 
 
 def _markdown_cell(text: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
@@ -42,7 +43,8 @@ INTERVAL_NOTE = (
 #: The ranking rule as the board page and leaderboard.md state it.
 RANK_RULE = (
     "A row ranks above another only when the clustered paired t test on the instances both scored "
-    "(on QAvg when every entry of the group is judged, else AtAvg) finds them different, with the p-values of all pairs in a group Holm-adjusted together "
+    "(on QAvg when every entry of the group is judged, else AtAvg) finds them different, with the "
+    "p-values of all pairs in a group Holm-adjusted together "
     f"(adjusted p < {1 - CONFIDENCE:.2f}): the chance that any order shown on a group is spurious "
     f"is at most {1 - CONFIDENCE:.0%}"
 )
@@ -78,11 +80,15 @@ def instance_values(samples: dict[str, list[list]], column: int) -> dict[tuple[s
 
 def interval(
     values: dict[tuple[str, str], list[float]], what: str = "an entry"
-) -> tuple[float, float, float] | None:
-    """(mean, low, high): the mean over every sample, with its interval clustered by narrative."""
+) -> tuple[float, float | None, float | None] | None:
+    """(mean, low, high): the mean over every sample, with its interval clustered by narrative
+    (no bounds from one narrative)."""
     pooled = [(value, key[1]) for key, epochs in values.items() for value in epochs]
     found = clustered_interval([v for v, _ in pooled], narratives([i for _, i in pooled], what))
-    return (found.mean, found.low, found.high) if found else None
+    if found is None:
+        return None
+    low, high = (None if math.isnan(bound) else bound for bound in (found.low, found.high))
+    return found.mean, low, high
 
 
 def compare_entries(a: dict[tuple[str, str], list[float]], b: dict[tuple[str, str], list[float]]):
