@@ -168,13 +168,30 @@ def test_the_clusters_are_the_same_whichever_run_is_a(runs, tmp_path):
     assert compare_runs([b], [split])["shared_narratives"] == expected
 
 
-def test_pair_on_fields_that_pool_several_narratives_join_their_clusters(runs):
+def test_pair_on_fields_that_pool_several_narratives_join_their_clusters(runs, tmp_path):
     """``--pair-on n,unit_idx`` makes an "instance" of samples of several narratives; its cluster
-    was the first of them, so the 15 such instances counted as 6 independent narratives, where the
+    was the first of them, so the 19 such instances counted as 8 independent narratives, where the
     narratives they pool fall into 3 clusters. ``n`` alone pools them all: refused."""
-    a, b, _ = runs
-    result = compare_runs([a], [b], pair_on=("n", "unit_idx"))
-    assert (result["shared_instances"], result["shared_narratives"]) == (15, 3)
+    a, _, _ = runs
+    copy = relabelled(a, tmp_path / "copy", model="mockllm/copy")
+    result = compare_runs([a], [copy], pair_on=("n", "unit_idx"))
+    assert (result["shared_instances"], result["shared_narratives"]) == (19, 3)
     assert {row["clusters"] for row in result["rows"]} == {3}
     with pytest.raises(NotComparableError, match="share 3 instances of 1 narratives, too few"):
-        compare_runs([a], [b], pair_on=("n",))
+        compare_runs([a], [copy], pair_on=("n",))
+
+
+def test_sample_ids_naming_different_instances_in_the_two_runs_are_refused(runs, tmp_path):
+    """Imported rows without an id are numbered by file and row (``gen-5``): two runs imported from
+    files of one name, rows in another order, paired "gen-5" with "gen-5", two different problems,
+    without a word. A shared instance must have the same gold on both sides."""
+    a, b, _ = runs
+    [info] = list_eval_logs(b)
+    log = read_eval_log(info.name)
+    ids = [sample.id for sample in log.samples]
+    for sample, other in zip(log.samples, ids[1:] + ids[:1]):  # every id moved to another instance
+        sample.id = other
+    (tmp_path / "shuffled").mkdir()
+    write_eval_log(log, str(tmp_path / "shuffled" / "run.eval"))
+    with pytest.raises(NotComparableError, match="different golds.*--pair-on"):
+        compare_runs([a], [str(tmp_path / "shuffled")])

@@ -139,6 +139,7 @@ def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> pd.Series:
     share fewer than two clusters (no degree of freedom to test on), naming the ``pair_on`` fields
     whose values the sides never share."""
     shared = sorted(set(a.frame["instance"]) & set(b.frame["instance"]))
+    _same_golds(a, b, shared, pair_on)
     clusters = shared_clusters(a, b, shared)
     narratives = clusters.nunique()
     if narratives >= 2:
@@ -148,6 +149,20 @@ def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> pd.Series:
         f"A and B share {len(shared)} instances of {narratives} narratives, too few to compare "
         f"(at least 2 narratives): {reason}"
     )
+
+
+def _same_golds(a: Side, b: Side, shared: list[str], pair_on: tuple[str, ...]) -> None:
+    """Refuse instances paired across different golds: ids made of a file name and row (imported
+    rows without an id) name other instances in another file of that name."""
+    golds = [side.frame.groupby("instance")["target"].agg(set).reindex(shared) for side in (a, b)]
+    apart = [instance for instance in shared if golds[0][instance] != golds[1][instance]]
+    if apart:
+        raise NotComparableError(
+            f"A and B pair {len(apart)} of {len(shared)} instances on different golds (e.g. "
+            f"{apart[0]!r}), paired on {', '.join(pair_on) or 'sample id'}: these runs name their "
+            "instances differently; pair on fields that identify one instance (--pair-on "
+            "dataset,ref_id,n,unit_idx, or problem_id,template_id for imported generations)"
+        )
 
 
 def _split_by(a: Side, b: Side, pair_on: tuple[str, ...]) -> str:
