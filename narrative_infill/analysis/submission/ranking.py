@@ -37,8 +37,8 @@ INSTANCES = "_instances"
 #: What the board's intervals are, as the board page and leaderboard.md state it.
 INTERVAL_NOTE = (
     f"AtAvg and QAvg: the mean with its {CONFIDENCE:.0%} t interval (narratives - 1 degrees of "
-    "freedom), clustered by source narrative (all instances and epochs of a story together); the "
-    "narratives column gives their number"
+    "freedom; none from one narrative), clustered by source narrative (all instances and epochs of "
+    "a story together); the narratives column gives their number"
 )
 #: The ranking rule as the board page and leaderboard.md state it.
 RANK_RULE = (
