@@ -195,3 +195,20 @@ def test_sample_ids_naming_different_instances_in_the_two_runs_are_refused(runs,
     write_eval_log(log, str(tmp_path / "shuffled" / "run.eval"))
     with pytest.raises(NotComparableError, match="different golds.*--pair-on"):
         compare_runs([a], [str(tmp_path / "shuffled")])
+
+
+def test_a_score_both_sides_have_on_too_few_narratives_is_said_not_dropped(runs, tmp_path):
+    """A quantity whose shared scored instances span one narrative has no test; its row vanished
+    from the table without a word."""
+    a, b, _ = runs
+    [info] = list_eval_logs(a)
+    log = read_eval_log(info.name)
+    first = log.samples[0].metadata["narrative"]
+    for sample in log.samples:
+        if sample.metadata["narrative"] != first:
+            sample.scores["judge"].value = {**sample.scores["judge"].value, "fluency": None}
+    (tmp_path / "few").mkdir()
+    write_eval_log(log, str(tmp_path / "few" / "run.eval"))
+    result = compare_runs([str(tmp_path / "few")], [b])
+    assert "fluency" not in {row["quantity"] for row in result["rows"]}
+    assert any(said.startswith("not compared: fluency") for said in result["caveats"])

@@ -200,9 +200,7 @@ def caveats(a: Side, b: Side, narratives: int) -> list[str]:
 
 
 def _quantity(a: Side, b: Side, column: str, clusters: pd.Series) -> dict[str, Any] | None:
-    """One row of the comparison, None when a side has no such score."""
-    if column not in a.frame or column not in b.frame:
-        return None
+    """One row of the comparison, None when the instances both scored span fewer than two clusters."""
     left = a.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     right = b.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     shared = left.index.intersection(right.index)
@@ -222,7 +220,16 @@ def compare_runs(a_paths: list[str], b_paths: list[str], pair_on: tuple[str, ...
     comparability(a, b)
     clusters = shared_or_refused(a, b, pair_on)
     narratives = int(clusters.nunique())
-    rows = [row for column in QUANTITIES if (row := _quantity(a, b, column, clusters))]
+    both = [column for column in QUANTITIES if column in a.frame and column in b.frame]
+    tested = {column: _quantity(a, b, column, clusters) for column in both}
+    rows = [row for row in tested.values() if row]
+    untested = [column for column, row in tested.items() if row is None]
+    said = caveats(a, b, narratives)
+    if untested:
+        said.append(
+            f"not compared: {', '.join(untested)} (scored on both sides in instances of fewer than "
+            "two narratives: no test)"
+        )
     return {
         "a": {"label": a.label, "log": a.header.location, "instances": int(a.frame["instance"].nunique())},
         "b": {"label": b.label, "log": b.header.location, "instances": int(b.frame["instance"].nunique())},
@@ -231,7 +238,7 @@ def compare_runs(a_paths: list[str], b_paths: list[str], pair_on: tuple[str, ...
         "shared_narratives": narratives,
         "confidence": CONFIDENCE,
         "power": POWER,
-        "caveats": caveats(a, b, narratives),
+        "caveats": said,
         "rows": [{k: none_if_nan(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows],
     }
 
