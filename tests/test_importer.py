@@ -214,3 +214,20 @@ def test_a_unit_idx_that_is_not_an_integer_is_refused_with_its_row_and_field(tmp
         read_generations([source])
     assert main(["import", source, "-o", str(tmp_path / "logs")]) == 1
     assert "field 'unit_idx'" in capsys.readouterr().err
+
+
+def test_a_blank_dataset_gives_no_domain_breakdown(tmp_path):
+    """A ``dataset`` of spaces named no source for the narrative key, yet became the domain ""."""
+    row = {
+        "id": "r0",
+        "model": "m",
+        "template_name": "fitb_l2",
+        "problem": "Ann woke up. ______ She smiled.",
+        "gold_answer": "The sun was out.",
+        "response": "x.",
+        "dataset": "  ",
+        "unit_idx": 1,
+    }
+    [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", [row])], str(tmp_path / "logs"))
+    [sample] = read_eval_log(location).samples
+    assert "domain" not in sample.metadata and sample.metadata["narrative"].startswith("text-")
