@@ -1,8 +1,10 @@
 """How often the board shows a spurious order on boards of truly equal entries (the board's own code).
 
 Each simulated board holds ``--entries`` entries of one model: every instance's QAvg is a story
-effect shared by all entries (some stories are harder for everyone) plus each entry's own noise
-(sd 1 each, ``--per-narrative`` instances per narrative). ``ranking.rank`` orders the board; a
+effect shared by all entries (some stories are harder for everyone), a story effect of each entry's
+own (sd ``--own-story``: an entry that misreads a story misfills all its blanks, which is what makes
+clustering matter to paired differences) and each entry's own noise (sd 1 each, ``--per-narrative``
+instances per narrative). ``ranking.rank`` orders the board; a
 board "shows a spurious order" when any entry gets a rank above 1. Printed per narrative count:
 the share of such boards (with its binomial standard error), the mean number of spurious "ranked
 below" relations per board and the mean worst rank; beside them, for contrast, the share of
@@ -21,12 +23,15 @@ import numpy as np
 from narrative_infill.analysis.submission.ranking import INSTANCES, compare_entries, rank
 
 
-def equal_board(rng: np.random.Generator, entries: int, narratives: int, per_narrative: int) -> list[dict]:
+def equal_board(
+    rng: np.random.Generator, entries: int, narratives: int, per_narrative: int, own_story: float
+) -> list[dict]:
     """One board of ``entries`` truly equal entries (rows as ``ranking.rank`` reads them)."""
     story = np.repeat(rng.normal(3.0, 1.0, narratives), per_narrative)
     rows = []
     for e in range(entries):
-        values = story + rng.normal(0.0, 1.0, narratives * per_narrative)
+        own = np.repeat(rng.normal(0.0, own_story, narratives), per_narrative)
+        values = story + own + rng.normal(0.0, 1.0, narratives * per_narrative)
         instances = {
             ("l1", f"rocstories-{i // per_narrative}-n1-i{i % per_narrative}"): [float(v)]
             for i, v in enumerate(values)
@@ -52,13 +57,14 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=20)
     parser.add_argument("--narratives", type=int, nargs="+", default=[10, 50])
     parser.add_argument("--per-narrative", type=int, default=3)
+    parser.add_argument("--own-story", type=float, default=1.0, help="sd of each entry's own story effect")
     parser.add_argument("--seed", type=int, default=47)
     args = parser.parse_args()
     for narratives in args.narratives:
         rng, started = np.random.default_rng(args.seed), time.perf_counter()
         spurious = relations = worst = unadjusted = 0
         for _ in range(args.boards):
-            rows = equal_board(rng, args.entries, narratives, args.per_narrative)
+            rows = equal_board(rng, args.entries, narratives, args.per_narrative, args.own_story)
             rank(rows)
             ranks = [row["rank"] for row in rows]
             spurious += max(ranks) > 1
@@ -71,7 +77,8 @@ def main() -> None:
             )
         share = spurious / args.boards
         print(
-            f"{args.entries} equal entries, {narratives} narratives x {args.per_narrative}: "
+            f"{args.entries} equal entries, {narratives} narratives x {args.per_narrative}, own story sd "
+            f"{args.own_story:g}: "
             f"{spurious}/{args.boards} boards with a spurious order ({share:.3f} +- "
             f"{math.sqrt(share * (1 - share) / args.boards):.3f}), {relations / args.boards:.3f} spurious "
             f"relations and mean worst rank {worst / args.boards:.2f} per board; unadjusted p < 0.05 on "

@@ -8,7 +8,9 @@ setting) and prints, for AtAvg:
    scored (paired on ``--pair-on`` metadata fields, clustered by narrative): how many pairs are tied
    (unadjusted p >= 0.05), and, for contrast, how many pairs' clustered intervals overlap;
 3. per setting, the board's ranks (``ranking.rank`` on one entry per model, its instances named
-   ``<narrative>-n<n>-i<k>`` so that the board clusters them by narrative as it does a benchmark id).
+   ``<narrative>-n<n>-i<k>`` so that the board clusters them by narrative as it does a benchmark id),
+   on the instances every model scored (the board ranks together only entries of the same instances,
+   as a ranked track's complete runs are).
 Run it with an older checkout first on ``PYTHONPATH`` to see that code's board on the same logs.
 Usage: python benchmarks/imported_error_bars.py LOG_DIR [--pair-on problem_id,template_id,temperature]
 """
@@ -53,14 +55,12 @@ def _runs(log_dir: str, pair_on: list[str]) -> dict[str, dict[str, dict]]:
 def boards(runs: dict[str, dict[str, dict]]) -> None:
     """Each setting's board, ranked by the board's own code on AtAvg."""
     for setting, models in sorted(runs.items()):
-        keys = sorted({k for run in models.values() for k in run["values"]})
+        keys = sorted(set.intersection(*(set(run["values"]) for run in models.values())))
         index = {k: i for i, k in enumerate(keys)}
         rows = []
         for model, run in models.items():
-            instances = {
-                (setting, f"{run['narrative'][k]}-n1-i{index[k]}"): [v] for k, v in run["values"].items()
-            }
-            mean = float(np.mean(list(run["values"].values())))
+            instances = {(setting, f"{run['narrative'][k]}-n1-i{index[k]}"): [run["values"][k]] for k in keys}
+            mean = float(np.mean([run["values"][k] for k in keys]))
             rows.append(
                 {
                     "model": model,
@@ -75,7 +75,8 @@ def boards(runs: dict[str, dict[str, dict]]) -> None:
         rank(rows)
         ranked = sorted(rows, key=lambda r: r["position"])
         print(
-            f"{setting} board ({len(rows)} models): " + ", ".join(f"{r['model']} {r['rank']}" for r in ranked)
+            f"{setting} board ({len(rows)} models, {len(keys)} instances all scored): "
+            + ", ".join(f"{r['model']} {r['rank']}" for r in ranked)
         )
         print(f"{setting} ranks in order: {[r['rank'] for r in ranked]}")
 

@@ -144,3 +144,71 @@ def test_a_baseline_side_and_unequal_epochs_are_said(runs, tmp_path, capsys):
     assert any("A ran 1 epoch(s), B 2" in said for said in caveats)
     assert main(["compare", a, baseline]) == 0
     assert "caution: B is a null baseline" in capsys.readouterr().err
+
+
+def each_sample_its_own_narrative(folder, into):
+    """A copy of ``folder``'s one log in ``into`` whose samples each name a narrative of their own."""
+    [info] = list_eval_logs(folder)
+    log = read_eval_log(info.name)
+    for sample in log.samples:
+        sample.metadata = {**sample.metadata, "narrative": f"alone-{sample.id}"}
+    into.mkdir()
+    write_eval_log(log, str(into / "run.eval"))
+    return str(into)
+
+
+def test_the_clusters_are_the_same_whichever_run_is_a(runs, tmp_path):
+    """Each instance's narrative came from A alone: a log naming every sample a narrative of its own
+    gave 24 clusters as A and 8 as B (and a smaller p as A). Narratives are joined wherever one
+    instance's samples, on either side, name more than one."""
+    a, b, _ = runs
+    split = each_sample_its_own_narrative(a, tmp_path / "split")
+    expected = compare_runs([a], [b])["shared_narratives"]
+    assert compare_runs([split], [b])["shared_narratives"] == expected
+    assert compare_runs([b], [split])["shared_narratives"] == expected
+
+
+def test_pair_on_fields_that_pool_several_narratives_join_their_clusters(runs, tmp_path):
+    """``--pair-on n,unit_idx`` makes an "instance" of samples of several narratives; its cluster
+    was the first of them, so the 19 such instances counted as 8 independent narratives, where the
+    narratives they pool fall into 3 clusters. ``n`` alone pools them all: refused."""
+    a, _, _ = runs
+    copy = relabelled(a, tmp_path / "copy", model="mockllm/copy")
+    result = compare_runs([a], [copy], pair_on=("n", "unit_idx"))
+    assert (result["shared_instances"], result["shared_narratives"]) == (19, 3)
+    assert {row["clusters"] for row in result["rows"]} == {3}
+    with pytest.raises(NotComparableError, match="share 3 instances of 1 narratives, too few"):
+        compare_runs([a], [copy], pair_on=("n",))
+
+
+def test_sample_ids_naming_different_instances_in_the_two_runs_are_refused(runs, tmp_path):
+    """Imported rows without an id are numbered by file and row (``gen-5``): two runs imported from
+    files of one name, rows in another order, paired "gen-5" with "gen-5", two different problems,
+    without a word. A shared instance must have the same gold on both sides."""
+    a, b, _ = runs
+    [info] = list_eval_logs(b)
+    log = read_eval_log(info.name)
+    ids = [sample.id for sample in log.samples]
+    for sample, other in zip(log.samples, ids[1:] + ids[:1]):  # every id moved to another instance
+        sample.id = other
+    (tmp_path / "shuffled").mkdir()
+    write_eval_log(log, str(tmp_path / "shuffled" / "run.eval"))
+    with pytest.raises(NotComparableError, match="different golds.*--pair-on"):
+        compare_runs([a], [str(tmp_path / "shuffled")])
+
+
+def test_a_score_both_sides_have_on_too_few_narratives_is_said_not_dropped(runs, tmp_path):
+    """A quantity whose shared scored instances span one narrative has no test; its row vanished
+    from the table without a word."""
+    a, b, _ = runs
+    [info] = list_eval_logs(a)
+    log = read_eval_log(info.name)
+    first = log.samples[0].metadata["narrative"]
+    for sample in log.samples:
+        if sample.metadata["narrative"] != first:
+            sample.scores["judge"].value = {**sample.scores["judge"].value, "fluency": None}
+    (tmp_path / "few").mkdir()
+    write_eval_log(log, str(tmp_path / "few" / "run.eval"))
+    result = compare_runs([str(tmp_path / "few")], [b])
+    assert "fluency" not in {row["quantity"] for row in result["rows"]}
+    assert any(said.startswith("not compared: fluency") for said in result["caveats"])

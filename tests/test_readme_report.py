@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
 from narrative_infill.analysis.report.document import Report
+from narrative_infill.analysis.report.paper_compare import TAU_RANGE
 from narrative_infill.analysis.report.readme import (
     END,
     START,
@@ -155,3 +159,20 @@ def test_the_paper_side_by_side_is_folded_to_its_means_per_setting():
     report.add("paper_table3", side)
     section = render_section(report, _runs(), "narrative-infill report logs -o out --readme README.md")
     assert "Beside the paper's Table 3" in section and "| ('l1', 'atavg') |" in section
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the README's committed section predates issue 47's labels (its τ caption still says "
+    "'95% bootstrap interval', and it has no ±95% note); regenerating it needs the 9,800 shared "
+    "outputs imported and scored (over an hour on the shared 2 cores). Remove this mark with the "
+    "regeneration.",
+)
+def test_the_committed_readme_section_labels_its_figures_as_its_generator_does():
+    """The generator labels every ± and the τ range where it shows them; the README's own section
+    must carry those labels, not the old caption the prose above it contradicts."""
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"<!-- evaluation-report:start -->.*?<!-- evaluation-report:end -->", text, re.S)
+    assert section is not None
+    assert "95% bootstrap interval" not in section.group(0)
+    assert f"({TAU_RANGE})" in section.group(0) and "Tables 3 and 5, ±95%" in section.group(0)

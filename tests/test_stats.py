@@ -103,3 +103,13 @@ def test_a_paired_test_is_the_clustered_t_test():
     assert test.p_value == pytest.approx(2 * t.sf(statistic, 2))
     assert test.high - test.difference == pytest.approx(t.ppf(0.975, 2) * test.stderr)
     assert paired_test([], []) is None and paired_test([0.1, 0.2], ["a", "a"]) is None  # no df to test on
+
+
+def test_one_narrative_gives_no_interval_rather_than_a_zero_width_one():
+    """With one cluster the clustered standard error is 0 by convention (as Inspect's), and the
+    "95% interval" of 0.2 and 0.8 printed as [0.5, 0.5] on the board and as ± 0.000 in the report."""
+    from narrative_infill.analysis.stats import clustered_interval
+
+    found = clustered_interval([0.2, 0.8], ["rocstories-1", "rocstories-1"])
+    assert found is not None and found.mean == 0.5 and found.clusters == 1
+    assert math.isnan(found.low) and math.isnan(found.high)

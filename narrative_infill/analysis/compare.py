@@ -1,17 +1,17 @@
 """``narrative-infill compare A B``: is run A's score really different from run B's?
 
 Each side is one run (a log, or a folder holding one run's logs: ``report``'s loading picks the
-run's latest successful log). Only the instances both sides scored are compared, and their count
-is printed. Per quantity (AtAvg, QAvg, each metric and judge dimension): each side's mean over
-the shared instances (an instance's epochs averaged first), the mean difference A - B with its
-clustered t interval and two-sided p-value (one inference, clustered by source narrative: the
-interval excludes 0 exactly when p < 0.05), and the smallest difference these instances detect at
-80% power (formulas in ``analysis.stats``). Two runs whose numbers do not measure the same thing
-are refused, naming the field: metric signatures, judges, dataset revision, task version; so are
-two runs sharing fewer than two narratives, naming the ``--pair-on`` fields that split them. Two
-settings of one model (or two models in one setting) are comparable; that is what the command is
-for. What weakens the comparison without voiding it is said: fewer than ``FEW_NARRATIVES``
-narratives, a baseline side, unequal epochs.
+run's latest successful log). Only the instances both sides scored are compared, and their count is
+printed. Per quantity (AtAvg, QAvg, each metric and judge dimension): each side's mean over the
+shared instances (an instance's epochs averaged first), the mean difference A - B with its
+clustered t interval and two-sided p-value (one inference, clustered by source narrative, joined
+where one instance's samples name several: the interval excludes 0 exactly when p < 0.05), and the
+smallest difference these instances detect at 80% power (formulas in ``analysis.stats``). Two runs
+whose numbers do not measure the same thing are refused, naming the field: metric signatures,
+judges, dataset revision, task version; so are two runs sharing fewer than two narratives, naming
+the ``--pair-on`` fields that split them. Two settings of one model (or two models in one setting)
+are comparable; that is what the command is for. What weakens the comparison without voiding it is
+said: fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..definitions import DIMENSIONS, NarrativeInfillError, none_if_nan
@@ -110,23 +111,58 @@ def _few(values: set[str], most: int = 5) -> str:
     return _shown(values) if len(values) <= most else f"{len(values)} values"
 
 
-def _narratives(frame: pd.DataFrame) -> pd.Series:
-    """Each instance's narrative (``data.narrative``)."""
-    return sample_narratives(frame).groupby(frame["instance"]).first()
+def shared_clusters(a: Side, b: Side, shared: list[str]) -> pd.Series:
+    """Each shared instance's cluster: its narrative (``data.narrative``), with narratives joined
+    wherever one instance's samples, on either side, name more than one (``--pair-on`` fields that
+    pool several stories, or two logs naming a story differently), so correlated samples share a
+    cluster and both orders of A and B give the same clusters."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    links = pd.concat(
+        pd.DataFrame({"instance": side.frame["instance"], "narrative": sample_narratives(side.frame)})
+        for side in (a, b)
+    )
+    links = links[links["instance"].isin(shared)]
+    instances, instance_index = pd.factorize(links["instance"])
+    narratives, _ = pd.factorize(links["narrative"])
+    nodes = len(instance_index) + int(narratives.max(initial=-1)) + 1
+    edges = coo_matrix(
+        (np.ones(len(links)), (instances, narratives + len(instance_index))), shape=(nodes, nodes)
+    )
+    _, component = connected_components(edges, directed=False)
+    return pd.Series(component[: len(instance_index)], index=instance_index).reindex(shared)
 
 
-def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> set[str]:
-    """The instances both sides scored; an error when they share fewer than two narratives (no
-    degree of freedom to test on), naming the ``pair_on`` fields whose values the sides never share."""
-    shared = set(a.frame["instance"]) & set(b.frame["instance"])
-    narratives = _narratives(a.frame).reindex(sorted(shared)).nunique()
+def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> pd.Series:
+    """Each instance both sides scored -> its cluster (``shared_clusters``); an error when they
+    share fewer than two clusters (no degree of freedom to test on), naming the ``pair_on`` fields
+    whose values the sides never share."""
+    shared = sorted(set(a.frame["instance"]) & set(b.frame["instance"]))
+    _same_golds(a, b, shared, pair_on)
+    clusters = shared_clusters(a, b, shared)
+    narratives = clusters.nunique()
     if narratives >= 2:
-        return shared
+        return clusters
     reason = _split_by(a, b, pair_on) or f"paired on {', '.join(pair_on) or 'sample id'}"
     raise NotComparableError(
         f"A and B share {len(shared)} instances of {narratives} narratives, too few to compare "
         f"(at least 2 narratives): {reason}"
     )
+
+
+def _same_golds(a: Side, b: Side, shared: list[str], pair_on: tuple[str, ...]) -> None:
+    """Refuse instances paired across different golds: ids made of a file name and row (imported
+    rows without an id) name other instances in another file of that name."""
+    golds = [side.frame.groupby("instance")["target"].agg(set).reindex(shared) for side in (a, b)]
+    apart = [instance for instance in shared if golds[0][instance] != golds[1][instance]]
+    if apart:
+        raise NotComparableError(
+            f"A and B pair {len(apart)} of {len(shared)} instances on different golds (e.g. "
+            f"{apart[0]!r}), paired on {', '.join(pair_on) or 'sample id'}: these runs name their "
+            "instances differently; pair on fields that identify one instance (--pair-on "
+            "dataset,ref_id,n,unit_idx, or problem_id,template_id for imported generations)"
+        )
 
 
 def _split_by(a: Side, b: Side, pair_on: tuple[str, ...]) -> str:
@@ -163,15 +199,13 @@ def caveats(a: Side, b: Side, narratives: int) -> list[str]:
     return said
 
 
-def _quantity(a: Side, b: Side, column: str) -> dict[str, Any] | None:
-    """One row of the comparison, None when a side has no such score."""
-    if column not in a.frame or column not in b.frame:
-        return None
+def _quantity(a: Side, b: Side, column: str, clusters: pd.Series) -> dict[str, Any] | None:
+    """One row of the comparison, None when the instances both scored span fewer than two clusters."""
     left = a.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     right = b.frame.dropna(subset=[column]).groupby("instance")[column].mean()
     shared = left.index.intersection(right.index)
-    clusters = _narratives(a.frame).reindex(shared)
-    test: PairedTest | None = paired_test((left[shared] - right[shared]).to_numpy(), list(clusters))
+    differences = (left[shared] - right[shared]).to_numpy()
+    test: PairedTest | None = paired_test(differences, list(clusters.reindex(shared)))
     if test is None:
         return None
     means = {"a": float(left[shared].mean()), "b": float(right[shared].mean())}
@@ -184,18 +218,27 @@ def compare_runs(a_paths: list[str], b_paths: list[str], pair_on: tuple[str, ...
     per response: ``problem_id``, ``template_id``, ``temperature``)."""
     a, b = load_side("A", a_paths, pair_on), load_side("B", b_paths, pair_on)
     comparability(a, b)
-    shared = shared_or_refused(a, b, pair_on)
-    narratives = int(_narratives(a.frame).reindex(sorted(shared)).nunique())
-    rows = [row for column in QUANTITIES if (row := _quantity(a, b, column))]
+    clusters = shared_or_refused(a, b, pair_on)
+    narratives = int(clusters.nunique())
+    both = [column for column in QUANTITIES if column in a.frame and column in b.frame]
+    tested = {column: _quantity(a, b, column, clusters) for column in both}
+    rows = [row for row in tested.values() if row]
+    untested = [column for column, row in tested.items() if row is None]
+    said = caveats(a, b, narratives)
+    if untested:
+        said.append(
+            f"not compared: {', '.join(untested)} (scored on both sides in instances of fewer than "
+            "two narratives: no test)"
+        )
     return {
         "a": {"label": a.label, "log": a.header.location, "instances": int(a.frame["instance"].nunique())},
         "b": {"label": b.label, "log": b.header.location, "instances": int(b.frame["instance"].nunique())},
         "paired_on": list(pair_on) or ["sample id"],
-        "shared_instances": len(shared),
+        "shared_instances": len(clusters),
         "shared_narratives": narratives,
         "confidence": CONFIDENCE,
         "power": POWER,
-        "caveats": caveats(a, b, narratives),
+        "caveats": said,
         "rows": [{k: none_if_nan(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows],
     }
 

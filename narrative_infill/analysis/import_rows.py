@@ -211,6 +211,10 @@ def _row_problems(record: dict[str, Any]) -> list[str]:
     else:
         if n is not None and n not in MASKED_SENTENCES:
             problems.append(f"field 'n': must be 1, 2 or 3 masked sentences, got {n}")
+    try:  # read by the breakdowns (``importer``): a bad one must be named here, not crash there
+        integer_field(record.get("unit_idx"))
+    except ValueError as err:
+        problems.append(f"field 'unit_idx': {err}")
     if reason := blank_problem(str(record["problem"])):
         problems.append(f"field 'problem': {reason}")
     return problems

@@ -71,8 +71,9 @@ def _with_breakdowns(metadata: dict[str, Any], problem: str, gold: str) -> dict[
     narrative length a task's own sample gets (``data.records.breakdown_fields``), so the
     viewer's and the report's breakdowns cover imported generations; a field the row gives
     itself is kept."""
-    dataset, unit_idx = text_field(metadata.get("dataset")), integer_field(metadata.get("unit_idx"))
-    if dataset is None or unit_idx is None or unit_idx < 0:
+    dataset = (text_field(metadata.get("dataset")) or "").strip()  # blank: no source, as for the key
+    unit_idx = integer_field(metadata.get("unit_idx"))
+    if not dataset or unit_idx is None or unit_idx < 0:
         return metadata
     narrative = text_field(metadata.get("source_text")) or story_of(problem, gold)
     derived = breakdown_fields(dataset, unit_idx, problem, narrative)

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..definitions import SAME_NUMBER_TOLERANCE
+
 CONFIDENCE = 0.95
 #: Bootstrap draws (the ranking coefficients of ``report --compare-paper``).
 RESAMPLES = 2000
@@ -112,13 +114,14 @@ def clustered_interval(
     values: Values, clusters: Sequence[Any], confidence: float = CONFIDENCE
 ) -> Interval | None:
     """The mean and its t interval from the clustered standard error (G - 1 degrees of freedom);
-    None for no values."""
+    None for no values. One narrative leaves no degree of freedom: its bounds are NaN, not the
+    zero-width interval its standard error of 0 (a convention, as Inspect's) would give."""
     x = np.asarray(values, dtype=float)
     if not len(x):
         return None
     groups = len(set(map(str, clusters)))
     se = clustered_stderr(x, clusters)
-    half = _t((1 + confidence) / 2, groups) * se
+    half = _t((1 + confidence) / 2, groups) * se if groups > 1 else math.nan
     mean = float(x.mean())
     return Interval(mean, se, mean - half, mean + half, len(x), groups)
 
@@ -170,8 +173,11 @@ def paired_test(
     differences: Values, clusters: Sequence[Any], confidence: float = CONFIDENCE
 ) -> PairedTest | None:
     """The clustered t test of per-unit differences (A - B); None with fewer than two clusters,
-    which leave no degree of freedom to test on."""
+    which leave no degree of freedom to test on. A difference within ``SAME_NUMBER_TOLERANCE`` is
+    none: two equal scores averaged over different epochs ((3.2 + 3.2 + 3.2) / 3 is not 3.2) or
+    scored on other hardware differ by rounding of one sign, which the test would call significant."""
     d = np.asarray(differences, dtype=float)
+    d = np.where(np.abs(d) <= SAME_NUMBER_TOLERANCE, 0.0, d)
     groups = len(set(map(str, clusters)))
     if groups < 2:
         return None

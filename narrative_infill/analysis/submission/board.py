@@ -174,7 +174,7 @@ def _cell(value, digits: int = 3) -> str:
 
 
 def _interval(value) -> str:
-    return "—" if not value else f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
+    return "—" if not value else f"{value[0]:.3f} [{_cell(value[1])}, {_cell(value[2])}]"
 
 
 def _markdown_cell(text: str) -> str:
@@ -189,8 +189,8 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         "",
         f"{INTERVAL_NOTE}. {RANK_RULE}; "
         '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
-        "task versions, metric signature, data and judge (models, prompt variant, "
-        "weighting; G1, G2... when a track has several); custom entries are never ranked. "
+        "task versions, metric signature, data, judge (models, prompt variant, "
+        "weighting) and instances (G1, G2... when a track has several); custom entries are never ranked. "
         "Badges: verified (every claim and sample recomputed here from the logs, the metrics re-scored), "
         "consistent with its logs (every figure recomputed, some other check not possible here), "
         f"{NOT_VERIFIED} (the metrics could not be re-scored on the board's machine), file only "

@@ -18,7 +18,10 @@ still see differences that two overlapping unpaired intervals hide.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import math
 from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
@@ -34,13 +37,14 @@ INSTANCES = "_instances"
 #: What the board's intervals are, as the board page and leaderboard.md state it.
 INTERVAL_NOTE = (
     f"AtAvg and QAvg: the mean with its {CONFIDENCE:.0%} t interval (narratives - 1 degrees of "
-    "freedom), clustered by source narrative (all instances and epochs of a story together); the "
-    "narratives column gives their number"
+    "freedom; none from one narrative), clustered by source narrative (all instances and epochs of "
+    "a story together); the narratives column gives their number"
 )
 #: The ranking rule as the board page and leaderboard.md state it.
 RANK_RULE = (
     "A row ranks above another only when the clustered paired t test on the instances both scored "
-    "finds them different, with the p-values of all pairs in a group Holm-adjusted together "
+    "(on QAvg when every entry of the group is judged, else AtAvg) finds them different, with the "
+    "p-values of all pairs in a group Holm-adjusted together "
     f"(adjusted p < {1 - CONFIDENCE:.2f}): the chance that any order shown on a group is spurious "
     f"is at most {1 - CONFIDENCE:.0%}"
 )
@@ -76,11 +80,15 @@ def instance_values(samples: dict[str, list[list]], column: int) -> dict[tuple[s
 
 def interval(
     values: dict[tuple[str, str], list[float]], what: str = "an entry"
-) -> tuple[float, float, float] | None:
-    """(mean, low, high): the mean over every sample, with its interval clustered by narrative."""
+) -> tuple[float, float | None, float | None] | None:
+    """(mean, low, high): the mean over every sample, with its interval clustered by narrative
+    (no bounds from one narrative)."""
     pooled = [(value, key[1]) for key, epochs in values.items() for value in epochs]
     found = clustered_interval([v for v, _ in pooled], narratives([i for _, i in pooled], what))
-    return (found.mean, found.low, found.high) if found else None
+    if found is None:
+        return None
+    low, high = (None if math.isnan(bound) else bound for bound in (found.low, found.high))
+    return found.mean, low, high
 
 
 def compare_entries(a: dict[tuple[str, str], list[float]], b: dict[tuple[str, str], list[float]]):
@@ -112,13 +120,22 @@ def _order(members: list[dict[str, Any]], key: str) -> None:
         row["position"], row["rank"] = position, 1 + above[id(row)]
 
 
+def _instances_digest(row: dict[str, Any]) -> str:
+    """A digest of the (setting, sample id) an entry scored: entries are ranked together only on the
+    same instances, since one that pairs with nothing (its ids renamed) would be "tied" with every
+    entry, and rank 1, without ever being compared."""
+    keys = sorted({key for values in row[INSTANCES].values() for key in values})
+    return hashlib.sha256(json.dumps(keys).encode("utf-8")).hexdigest()
+
+
 def rank(rows: list[dict[str, Any]]) -> None:
-    """Within each group of comparable entries (ranked tracks only): QAvg when every entry has it,
-    else AtAvg; rank, position and ties from paired tests (see the module's docstring)."""
+    """Within each group of comparable entries (ranked tracks only, the same instances): QAvg when
+    every entry has it, else AtAvg; rank, position and ties from paired tests (see the module's
+    docstring)."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         if not row["baseline"] and row["track"] in RANKED_TRACKS and not row.get("unranked"):
-            groups.setdefault(row["group"], []).append(row)
+            groups.setdefault(row["group"] + _instances_digest(row), []).append(row)
     labels = {group: index for index, group in enumerate(sorted(groups), start=1)}
     for group, members in groups.items():
         key = "qavg" if all(m["qavg"] for m in members) else "atavg"
