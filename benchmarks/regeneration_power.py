@@ -43,7 +43,7 @@ def forge_gold(source: Path, target: Path) -> None:
     too: consistent with themselves in everything a file check can see."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from narrative_infill.scorers.metrics.copying import context_copy
+    from narrative_infill.analysis.submission.recompute import answer_derived
     from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 
     shutil.copytree(source, target)
@@ -61,8 +61,8 @@ def forge_gold(source: Path, target: Path) -> None:
                 sample.messages[-1].content = reply
             for score in sample.scores.values():
                 score.answer = gold
-            copied = context_copy(gold, str(sample.input))
-            sample.scores["metrics"].value.update(fresh.values, truncated=0.0, context_copy=copied)
+            derived = {key: rule(gold, str(sample.input)) for key, (rule, _) in answer_derived().items()}
+            sample.scores["metrics"].value.update(fresh.values, truncated=0.0, **derived)
         for result in log.results.scores if log.results else []:  # verify refuses an edited header
             if result.scorer == "metrics" and "mean" in result.metrics:
                 values = [sample.scores["metrics"].value[result.name] for sample in log.samples]
