@@ -177,3 +177,31 @@ def test_a_rejudge_with_too_few_usable_verdicts_to_fail_is_not_consistent(judged
         grader = get_model("mockllm/grader", custom_outputs=reply, memoize=False)
         with pytest.raises(RejudgeError, match=f"{usable} usable verdict"):
             verify(path, folder, rejudge=8, grader=grader)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 44 attack pass): the answer is re-extracted from the sample's output, which is "
+    "not compared with the generator's model call in the transcript; the solver rewrites invalid "
+    "Unicode and the replay route sets the output without a call, so the rule needs their cases",
+)
+def test_an_output_replaced_by_the_gold_while_the_transcript_keeps_the_model_s_is_refused(judged, tmp_path):
+    from narrative_infill.analysis.submission.recompute import answer_derived
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    backbones = resolve_backbones("minilm")
+
+    def edit(sample):
+        gold = str(sample.target)
+        sample.output.completion = sample.output.choices[0].message.content = f"<ANSWER>{gold}</ANSWER>"
+        [fresh] = score_pairs([gold], [gold], backbones)
+        metrics = sample.scores["metrics"]
+        metrics.value.update({k: v for k, v in fresh.values.items() if k in metrics.value})
+        story = sample.input if isinstance(sample.input, str) else ""
+        metrics.value.update({key: rule(gold, story) for key, (rule, _) in answer_derived().items()})
+        for key in ("metrics", "judge"):
+            sample.scores[key].answer = gold
+
+    folder = _forged(judged, tmp_path / "logs", edit)
+    path = _submitted(folder, tmp_path / "forged.json")
+    assert not verify(path, folder).passed
