@@ -224,3 +224,17 @@ def test_report_refuses_a_log_whose_empty_answers_score_above_0(auto_log, tmp_pa
     err = capsys.readouterr().err
     assert "an empty answer scored above 0 in 6 sample(s)" in err and "metrics.atavg 0.45" in err
     assert not (tmp_path / "report" / "report.md").exists()
+
+
+def test_findings_count_samples_not_mismatches():
+    """Failed before: 24 samples with 7 mismatching judge fields each read 'in 168 sample(s)'."""
+    from narrative_infill.analysis.submission.recompute import Findings
+
+    findings = Findings()
+    for sample in range(3):
+        for field in ("qavg", "fluency"):
+            findings.add("judge scores are not what the graders replied", f"l1 s{sample} epoch 1", field)
+    [line] = findings.lines()
+    assert line.startswith(
+        "judge scores are not what the graders replied in 3 sample(s) (1 more not listed): "
+    )

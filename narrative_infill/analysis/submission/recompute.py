@@ -161,16 +161,19 @@ class Findings:
     """Mismatches grouped by kind: the first few named by sample, the rest counted."""
 
     def __init__(self):
-        self.kinds: dict[str, list[str]] = {}
+        self.kinds: dict[str, list[tuple[str, str]]] = {}
 
     def add(self, kind: str, where: str, detail: str) -> None:
-        self.kinds.setdefault(kind, []).append(f"{where}: {detail}")
+        self.kinds.setdefault(kind, []).append((where, detail))
 
     def lines(self) -> list[str]:
+        """One line a kind, counting the samples it was found in (a sample may hold several)."""
         out = []
         for kind, items in self.kinds.items():
-            more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
-            out.append(f"{kind} in {len(items)} sample(s){more}: " + "; ".join(items[:LISTED]))
+            samples = len({where for where, _ in items})
+            more = f" ({len(items) - LISTED} more not listed)" if len(items) > LISTED else ""
+            named = "; ".join(f"{where}: {detail}" for where, detail in items[:LISTED])
+            out.append(f"{kind} in {samples} sample(s){more}: {named}")
         return out
 
 
