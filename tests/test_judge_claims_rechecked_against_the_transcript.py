@@ -205,3 +205,17 @@ def test_an_output_replaced_by_the_gold_while_the_transcript_keeps_the_model_s_i
     folder = _forged(judged, tmp_path / "logs", edit)
     path = _submitted(folder, tmp_path / "forged.json")
     assert not verify(path, folder).passed
+
+
+def test_a_grader_failure_share_that_is_not_its_verdicts_is_refused(judged, tmp_path):
+    """Failed before: ``grader_failed`` (what makes a panel's mean over the graders left count as
+    unscored, so that failing the harsh grader is not free) was never rebuilt from the verdicts."""
+
+    def edit(sample):
+        sample.scores["judge"].value["grader_failed"] = 0.5
+
+    folder = _forged(judged, tmp_path / "logs", edit)
+    path = tmp_path / "forged.json"
+    write_submission(build_submission([str(folder)], "custom"), path)  # a ranked track refuses 100%
+    result = verify(path, folder)
+    assert any("grader_failed 0.5, its graders give 0.0" in f for f in result.failures), result.failures

@@ -145,6 +145,9 @@ def _judgement_problems(judged, weighted: bool) -> list[str]:
     qavg = fmean(dims) if dims else None
     if not same_value(qavg, none_if_nan(logged.get("qavg"))):
         problems.append(f"qavg {logged.get('qavg')!r}, its graders give {qavg!r}")
+    failed = sum("failed" in v for v in verdicts.values()) / len(verdicts) if verdicts else None
+    if "grader_failed" in logged and not same_value(failed, none_if_nan(logged["grader_failed"])):
+        problems.append(f"grader_failed {logged['grader_failed']!r}, its graders give {failed!r}")
     return problems
 
 
