@@ -214,3 +214,27 @@ def test_a_header_edited_alone_is_refused_by_submit_naming_the_field(auto_log, t
         write_eval_log(log, str(path))
     assert main(["submit", str(folder), "-o", str(tmp_path / "sub.json"), "--track", "demo"]) == 1
     assert "l1: header results.atavg.mean: the header says 0.4500" in capsys.readouterr().err
+
+
+def test_report_refuses_a_log_whose_empty_answers_score_above_0(auto_log, tmp_path, capsys):
+    """Failed before: the report of the log forged everywhere showed AtAvg 0.45, its empty answers
+    "scoring" 0.45 unflagged; an empty answer's 0 needs no backbone to check, so the report checks it."""
+    forged = _forge_everywhere(auto_log, tmp_path / "logs")
+    assert main(["report", str(forged), "-o", str(tmp_path / "report")]) == 1
+    err = capsys.readouterr().err
+    assert "an empty answer scored above 0 in 6 sample(s)" in err and "metrics.atavg 0.45" in err
+    assert not (tmp_path / "report" / "report.md").exists()
+
+
+def test_findings_count_samples_not_mismatches():
+    """Failed before: 24 samples with 7 mismatching judge fields each read 'in 168 sample(s)'."""
+    from narrative_infill.analysis.submission.recompute import Findings
+
+    findings = Findings()
+    for sample in range(3):
+        for field in ("qavg", "fluency"):
+            findings.add("judge scores are not what the graders replied", f"l1 s{sample} epoch 1", field)
+    [line] = findings.lines()
+    assert line.startswith(
+        "judge scores are not what the graders replied in 3 sample(s) (1 more not listed): "
+    )

@@ -177,11 +177,41 @@ def _order(sample) -> tuple[str, int]:
 def check_log(location: str) -> None:
     """Refuse (:class:`SummaryMismatchError`, naming the log and its first samples) a log holding
     one (sample id, epoch) twice, or whose sample summaries differ from its sample records on any
-    field the figures read, or list a sample the records lack, or lack one they hold."""
+    field the figures read, or list a sample the records lack, or lack one they hold, or whose
+    empty answers score above 0."""
     if location.endswith(".json"):
         return  # a JSON log holds each sample once, summaries are built from it on reading
     records, listed = read_log(location)
+    _refuse_scored_empty_answers(location, records.values())
     _compare(location, records, listed)
+
+
+def _refuse_scored_empty_answers(location: str, records) -> None:
+    """An empty answer scores 0 on every metric by rule: no backbone is needed to know it, so even
+    the report, which re-scores no model's answers, refuses a log whose empty answers score more
+    (a log forged to AtAvg 0.45 once showed its empty answers at 0.45)."""
+    from ..scorers.metrics.pairs import METRIC_NAMES
+    from .report.load import newest_score
+
+    problems = []
+    for record in sorted(records, key=_order):
+        score = newest_score(record, "metrics")
+        if score is None or (score.answer or "").strip() or not isinstance(score.value, dict):
+            continue
+        above = [
+            f"metrics.{key} {v!r}"
+            for key in (*METRIC_NAMES, "atavg")
+            if (v := _nan_free(score.value).get(key))
+        ]
+        if above:
+            problems.append(f"sample {record.id} epoch {record.epoch}: {', '.join(above)}")
+    if problems:
+        more = f" (and {len(problems) - NAMED} more)" if len(problems) > NAMED else ""
+        raise SummaryMismatchError(
+            f"{_local_path(location)}: an empty answer scored above 0 in {len(problems)} sample(s){more}: "
+            + "; ".join(problems[:NAMED])
+            + ". An empty answer scores 0 on every metric: the log was edited after it was scored"
+        )
 
 
 def _compare(location: str, records: dict, summaries: list | None) -> None:

@@ -5,7 +5,8 @@ full record, and every summary must have one; the model calls that generated it 
 log's model; the answer is extracted again from the raw output and compared
 with the logged answer (of both scorers), the truncated flag with the output's stop reason, the
 problem and gold with the benchmark's instance (when the data is readable here), and each
-grader's scores parsed again from its raw reply and averaged again into QAvg. With the logs'
+grader's scores parsed again from its raw reply (which must be a reply of that grader model's calls
+in the transcript) and averaged again into QAvg. With the logs'
 metric backbones available, the automatic metrics of every sample (or of ``sample`` of them,
 drawn from a seed picked here at run time, never from the file) are scored again from the
 re-extracted answer. An empty answer's metrics must be 0 with the reason recorded, and without the
@@ -16,6 +17,7 @@ be re-scored here (``Recheck.cannot_rescore``). Whatever else could not be recom
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
@@ -72,17 +74,49 @@ def _problem(sample) -> str:
     return "\n".join(m.text for m in sample.input if m.role == "user")
 
 
-def _judgement_problems(judged) -> list[str]:
-    """Why a logged judgement is not what its graders' raw replies give (empty when it is)."""
-    from ...scorers.judge.endpoint import where_judged
+def _grader_calls(full) -> Counter[tuple[str, str]]:
+    """(model, reply) of every grader call in the sample's transcript (its model calls with a role):
+    what ``inspect view`` shows the graders answered."""
+    return Counter(
+        (str(e.model), e.output.completion) for e in full.events if e.event == "model" and e.role is not None
+    )
+
+
+def _transcript_problems(judged, calls: Counter[tuple[str, str]]) -> list[str]:
+    """Where a judge score's own account of its graders (who, where, what each replied) is not
+    what its record and transcript give: the flat fields are rebuilt from the per-grader entries,
+    and every reply an entry holds must be a call of that model in the transcript."""
+    from ...scorers.judge.endpoint import flat, where_judged
+
+    metadata, problems = judged.metadata or {}, []
+    verdicts = metadata.get("judges") or {}
+    rebuilt = {
+        **where_judged(verdicts),
+        "judge_models": flat({n: str(v.get("model")) for n, v in verdicts.items()}),
+    }
+    for name, value in rebuilt.items() if verdicts else ():
+        recorded = str(metadata.get(name))  # judge_models may end in " | extraction=..."
+        if name in metadata and (recorded.split(" | ")[0] if name == "judge_models" else recorded) != value:
+            problems.append(f"{name} {recorded!r}, its graders' entries give {value!r}")
+    claimed = Counter((str(v.get("model")), raw) for v in verdicts.values() for raw in v.get("raw") or [])
+    if unmade := sorted(claimed - calls):
+        named = ", ".join(f"{model}: {reply[:80]!r}" for model, reply in unmade[:2])
+        problems.append(
+            f"{len(unmade)} grader repl(ies) recorded in the score are not the replies of its grader "
+            f"calls in the transcript ({named})"
+        )
+    return problems
+
+
+def _judgement_problems(judged, weighted: bool) -> list[str]:
+    """Why a logged judgement is not what its graders' raw replies give (empty when it is). A
+    grader's values are its parsed scores; only a run that asked for probability weighting may
+    replace them, by the expected scores its verdict records."""
     from ...scorers.judge.parse import JudgementError, parse_judgement
     from ...scorers.judge.rubric import dimensions_of
 
     verdicts = (judged.metadata or {}).get("judges") or {}
     problems, values = [], []
-    for name, rebuilt in where_judged(verdicts).items() if verdicts else ():
-        if name in (judged.metadata or {}) and judged.metadata[name] != rebuilt:
-            problems.append(f"{name} {judged.metadata[name]!r}, its graders' entries give {rebuilt!r}")
     for name, verdict in verdicts.items():
         if "values" not in verdict:
             continue
@@ -93,8 +127,13 @@ def _judgement_problems(judged) -> list[str]:
             continue
         if parsed != verdict.get("scores"):
             problems.append(f"grader {name}'s reply gives {parsed}, the log says {verdict.get('scores')}")
-        if "expected_scores" not in verdict and verdict["values"] != parsed:
-            problems.append(f"grader {name}'s values {verdict['values']} are not its parsed scores")
+        expected = verdict.get("expected_scores", parsed) if weighted else parsed
+        if verdict["values"] != expected:
+            problems.append(
+                f"grader {name}'s values {verdict['values']} are not its "
+                + ("expected scores" if weighted and "expected_scores" in verdict else "parsed scores")
+                + ("" if weighted else " (the run asked for no probability weighting)")
+            )
         values.append(verdict["values"])
     logged = judged.value if isinstance(judged.value, dict) else {}
     dimensions = dimensions_of((judged.metadata or {}).get("judge_variant"))
@@ -106,23 +145,38 @@ def _judgement_problems(judged) -> list[str]:
     qavg = fmean(dims) if dims else None
     if not same_value(qavg, none_if_nan(logged.get("qavg"))):
         problems.append(f"qavg {logged.get('qavg')!r}, its graders give {qavg!r}")
+    failed = sum("failed" in v for v in verdicts.values()) / len(verdicts) if verdicts else None
+    if "grader_failed" in logged and not same_value(failed, none_if_nan(logged["grader_failed"])):
+        problems.append(f"grader_failed {logged['grader_failed']!r}, its graders give {failed!r}")
     return problems
+
+
+def _judge_problems(run, full, judged) -> list[str]:
+    """Everything that makes a sample's judge score not what its graders did, as the transcript
+    and the run's judge options (probability weighting asked or not) give it."""
+    from .protocol import scorer_options
+
+    weighted = bool((scorer_options(run.header, "judge") or {}).get("probability_weighted"))
+    return _transcript_problems(judged, _grader_calls(full)) + _judgement_problems(judged, weighted)
 
 
 class Findings:
     """Mismatches grouped by kind: the first few named by sample, the rest counted."""
 
     def __init__(self):
-        self.kinds: dict[str, list[str]] = {}
+        self.kinds: dict[str, list[tuple[str, str]]] = {}
 
     def add(self, kind: str, where: str, detail: str) -> None:
-        self.kinds.setdefault(kind, []).append(f"{where}: {detail}")
+        self.kinds.setdefault(kind, []).append((where, detail))
 
     def lines(self) -> list[str]:
+        """One line a kind, counting the samples it was found in (a sample may hold several)."""
         out = []
         for kind, items in self.kinds.items():
-            more = f" (and {len(items) - LISTED} more)" if len(items) > LISTED else ""
-            out.append(f"{kind} in {len(items)} sample(s){more}: " + "; ".join(items[:LISTED]))
+            samples = len({where for where, _ in items})
+            more = f" ({len(items) - LISTED} more not listed)" if len(items) > LISTED else ""
+            named = "; ".join(f"{where}: {detail}" for where, detail in items[:LISTED])
+            out.append(f"{kind} in {samples} sample(s){more}: {named}")
         return out
 
 
@@ -204,8 +258,11 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
     if protocol is not None and (off := sample_protocol_problem(full, run.setting, protocol)):
         findings.add("off the track's protocol", where, off)
     metrics, judged = _scores(full)
-    if full.error or metrics is None:
-        return None  # the protocol check names errored samples; nothing here to recompute
+    if judged is not None:
+        for problem in _judge_problems(run, full, judged):
+            findings.add("judge scores are not what the graders replied", where, problem)
+    if metrics is None:
+        return None  # nothing here to recompute (an errored sample's scores, if any, are rechecked)
     answers = {
         name: read_answer(rule, full.output.completion, _problem(full)).text for name, rule in rules.items()
     }
@@ -231,9 +288,6 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
         instance is None or instance.problem != _problem(full) or instance.gold_answer != str(full.target)
     ):
         findings.add("problem or gold differs from the benchmark's", where, "edited sample")
-    if judged is not None:
-        for problem in _judgement_problems(judged):
-            findings.add("judge scores are not what the graders replied", where, problem)
     gold = instance.gold_answer if instance is not None else str(full.target)
     metadata = metrics.metadata or {}
     logged_metrics = metrics.value if isinstance(metrics.value, dict) else {}

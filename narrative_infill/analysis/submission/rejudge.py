@@ -18,7 +18,8 @@ against them (issue 44: a judge inflating 45% of answers passed the earlier Wilc
 times in 20 at K = 8). When the claimed scores came from the same judge, claimed and re-judged
 QAvg are two draws of one distribution for each sample (identical at temperature 0), so d, and
 d shrunk, is symmetric about 0 and the false-alarm rate is at most ``ALPHA``. The smallest p-value
-is 2**-K (every d beyond MARGIN), so K below ``MIN_K`` could never fail and is refused. The
+is 2**-K (every d beyond MARGIN), so K below ``MIN_K`` could never fail and is refused, as is a
+re-judge that got fewer than ``MIN_K`` usable verdicts (it could not fail either). The
 margin (half a QAvg step of 0.2) absorbs rounding and leaves a verifier's grader a little room to
 differ. ``benchmarks/rejudge_power.py`` measures both rates (docs/judge.md).
 """
@@ -186,8 +187,11 @@ def rejudge(
         result.warnings.append(
             f"{len(drawn) - len(pairs)} drawn sample(s) got no usable verdict from {model}"
         )
-    if not pairs:
-        raise RejudgeError(f"{model} gave no usable verdict on any of the {len(drawn)} drawn samples")
+    if len(pairs) < MIN_K:  # fewer than MIN_K differences could never fail the test
+        raise RejudgeError(
+            f"{model} gave {len(pairs)} usable verdict(s) on the {len(drawn)} drawn samples: a re-judge "
+            f"needs at least {MIN_K} to be able to fail; not re-judged"
+        )
     result.p_value = inflation_p_value([claimed - value for claimed, value in pairs], result.seed)
     result.submitted, result.fresh = fmean(c for c, _ in pairs), fmean(v for _, v in pairs)
     summary = (
