@@ -119,6 +119,28 @@ def test_without_backbones_the_verdict_is_not_verified_and_the_forgery_still_fai
     assert "an empty answer is not scored 0 in 6 sample(s)" in out and "rouge1 0.45 ->" in out
 
 
+def test_the_board_shows_but_never_ranks_an_entry_it_could_not_re_score(
+    auto_log, tmp_path, monkeypatch, capsys
+):
+    """An entry whose metrics the board's machine cannot re-score keeps its file's AtAvg unchecked
+    (BERTScore and Sem-F1 could be anything): it is listed with the reason, never given a rank."""
+    from narrative_infill.analysis.submission.reference import UNVERIFIED_RULE
+    from narrative_infill.scorers.metrics import pairs
+
+    def absent(*args, **kwargs):
+        raise pairs.BackboneUnavailable("no backbone here")
+
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    _submitted(auto_log, submissions / "entry.json")
+    monkeypatch.setattr(pairs, "resolve_backbones", absent)
+    assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site"), "--logs", str(auto_log)]) == 0
+    rows = json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]
+    [row] = [r for r in rows if not r["baseline"]]
+    assert row["badge"].startswith("not verified: cannot re-score here")
+    assert row["unranked"] == UNVERIFIED_RULE and "rank" not in row
+
+
 def _with_second_record(folder: Path, value: float) -> None:
     """Each log gains a second ``samples/<id>_epoch_1.json`` for its first sample (metrics
     ``value``), and its summaries are forged to match: what the last-read record would claim."""

@@ -42,7 +42,11 @@ from ...extraction import DEFAULT_EXTRACTION
 from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
 from .protocol import RANKED_TRACKS
 from .ranking import interval
-from .verify import load_document
+from .verify import NOT_VERIFIED, load_document
+
+#: A board entry whose metrics its machine could not re-score is shown, never ranked: its AtAvg
+#: rests on the file's word (a forger naming backbones absent there could inflate BERTScore and Sem-F1).
+UNVERIFIED_RULE = f"not ranked: {NOT_VERIFIED} (the board's machine could not re-score its metrics)"
 
 REFERENCE_RULES = NULL_RULES
 #: The board's statement of its guard and floor marks.
@@ -191,7 +195,8 @@ def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Ans
     """The entry's guard shares, where it stands against the floor, and on a ranked track why it is
     not ranked (the first rule it fails)."""
     row["copied"], row["reused"] = _claimed_share(document, "copied"), _claimed_share(document, "reused")
-    reason = guard_reason(row["copied"], row["reused"])
+    unverified = row["badge"].startswith(NOT_VERIFIED)
+    reason = UNVERIFIED_RULE if unverified else guard_reason(row["copied"], row["reused"])
     own = [(s, str(r[0]), r[ATAVG_COLUMN]) for s, rows in document["samples"].items() for r in rows]
     own = [(s, i, value) for s, i, value in own if value is not None]
     if scores is None:
