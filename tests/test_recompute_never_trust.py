@@ -171,6 +171,27 @@ def test_a_second_record_of_one_sample_is_refused_by_report_and_submit(honest, t
     assert "epoch 1: 2 records" in capsys.readouterr().err
 
 
+def test_a_failed_attempt_kept_before_its_retry_is_superseded_as_inspect_eval_retry_writes_it(
+    honest,  # noqa: F811
+    tmp_path,
+):
+    """``inspect eval-retry`` leaves the failed attempt's entry in the zip and writes the retried
+    sample after it under the same name: a genuine log, read as Inspect reads it (the later entry)."""
+    folder = shutil.copytree(honest, tmp_path / "logs")
+    for path in sorted(folder.glob("**/*.eval")):
+        with zipfile.ZipFile(path) as archive:
+            members = [(info.filename, archive.read(info)) for info in archive.infolist()]
+        first = next(name for name, _ in members if name.startswith("samples/"))
+        failed = json.loads(dict(members)[first])
+        failed.update(error={"message": "server died", "traceback": "", "traceback_ansi": ""}, scores={})
+        with warnings.catch_warnings(), zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            warnings.simplefilter("ignore", UserWarning)  # "Duplicate name": Inspect's own layout
+            archive.writestr(first, json.dumps(failed))
+            for name, data in members:
+                archive.writestr(name, data)
+    assert main(["report", str(folder), "-o", str(tmp_path / "report")]) == 0
+
+
 def test_a_judge_endpoint_forged_in_the_summaries_only_is_refused_naming_the_field(logs, tmp_path, capsys):  # noqa: F811
     folder = shutil.copytree(logs / "alpha", tmp_path / "logs")
     official = "grader=https://api.openai.com/v1"

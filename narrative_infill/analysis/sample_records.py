@@ -108,12 +108,15 @@ def _view(sample: dict) -> SimpleNamespace:
 
 def _by_sample(location: str, what: str, samples: list) -> dict[tuple[str, int], Any]:
     """``samples`` by (id, epoch), or :class:`DuplicateRecordError` naming every (id, epoch) held
-    twice: of two entries one reader takes the first, another the last."""
+    twice: of two entries one reader takes the first, another the last. One exception, Inspect's own
+    layout: ``inspect eval-retry`` keeps a failed attempt's entry and writes the retried sample after
+    it under the same name, so an errored entry followed by a later one is superseded (the later one
+    is the record, as Inspect reads it); two entries of which the earlier did not fail are refused."""
     keyed: dict[tuple[str, int], Any] = {}
     repeated: dict[tuple[str, int], int] = {}
     for sample in samples:
         key = (str(sample.id), int(sample.epoch))
-        if key in keyed:
+        if key in keyed and not keyed[key].error:
             repeated[key] = repeated.get(key, 1) + 1
         keyed[key] = sample
     if repeated:
