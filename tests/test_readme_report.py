@@ -161,13 +161,6 @@ def test_the_paper_side_by_side_is_folded_to_its_means_per_setting():
     assert "Beside the paper's Table 3" in section and "| ('l1', 'atavg') |" in section
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the README's committed section predates issue 47's labels (its τ caption still says "
-    "'95% bootstrap interval', and it has no ±95% note); regenerating it needs the 9,800 shared "
-    "outputs imported and scored (over an hour on the shared 2 cores). Remove this mark with the "
-    "regeneration.",
-)
 def test_the_committed_readme_section_labels_its_figures_as_its_generator_does():
     """The generator labels every ± and the τ range where it shows them; the README's own section
     must carry those labels, not the old caption the prose above it contradicts."""
