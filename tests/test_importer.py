@@ -194,21 +194,17 @@ def test_rows_naming_dataset_and_unit_get_the_breakdowns_a_tasks_samples_get(tmp
         assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}
 
 
+def _breakdown_row(**fields) -> dict:
+    """One imported row of a one-sentence blank, with the breakdown fields given."""
+    row = {"id": "r0", "model": "m", "template_name": "fitb_l2", "response": "x."}
+    return row | {"problem": "Ann woke up. ______ She smiled.", "gold_answer": "The sun was out."} | fields
+
+
 @pytest.mark.parametrize("unit_idx", ["abc", 2.5, True])
 def test_a_unit_idx_that_is_not_an_integer_is_refused_with_its_row_and_field(tmp_path, capsys, unit_idx):
     """The breakdowns read ``unit_idx``; a bad one crashed the import with a bare traceback
     ("expected an integer, got 'abc'"), naming neither the row nor the field."""
-    row = {
-        "id": "r0",
-        "model": "m",
-        "template_name": "fitb_l2",
-        "problem": "Ann woke up. ______ She smiled.",
-        "gold_answer": "The sun was out.",
-        "response": "x.",
-        "dataset": "roc",
-        "ref_id": 1,
-        "unit_idx": unit_idx,
-    }
+    row = _breakdown_row(dataset="roc", ref_id=1, unit_idx=unit_idx)
     source = write_jsonl(tmp_path / "gen.jsonl", [row])
     with pytest.raises(ImportRowError, match=r"gen.jsonl, row 1: field 'unit_idx': expected an integer"):
         read_generations([source])
@@ -218,16 +214,7 @@ def test_a_unit_idx_that_is_not_an_integer_is_refused_with_its_row_and_field(tmp
 
 def test_a_blank_dataset_gives_no_domain_breakdown(tmp_path):
     """A ``dataset`` of spaces named no source for the narrative key, yet became the domain ""."""
-    row = {
-        "id": "r0",
-        "model": "m",
-        "template_name": "fitb_l2",
-        "problem": "Ann woke up. ______ She smiled.",
-        "gold_answer": "The sun was out.",
-        "response": "x.",
-        "dataset": "  ",
-        "unit_idx": 1,
-    }
+    row = _breakdown_row(dataset="  ", unit_idx=1)
     [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", [row])], str(tmp_path / "logs"))
     [sample] = read_eval_log(location).samples
     assert "domain" not in sample.metadata and sample.metadata["narrative"].startswith("text-")
