@@ -21,7 +21,11 @@ from narrative_infill.tasks.infill import TASK_VERSION
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
 VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
-ANSWERS = {"alpha": "They went home.", "beta": "The kids spent the afternoon splashing at the lake."}
+ANSWERS = {
+    # alpha clears the floor (generic-sentence, 0.126 on the demo set) with a generic answer of its own: 0.176
+    "alpha": "They all went to the park with their friends and had a wonderful time together that day.",
+    "beta": "The kids spent the afternoon splashing at the lake.",
+}
 
 
 @pytest.fixture(scope="session")  # session: test_verification reuses them
