@@ -5,6 +5,7 @@ import json
 import logging
 
 import pytest
+from helpers import BENCHMARK_CSV
 
 from narrative_infill.data.dataset import (
     DataSourceError,
@@ -14,8 +15,6 @@ from narrative_infill.data.dataset import (
     stratified_subset,
 )
 from narrative_infill.data.records import SCHEMA, InvalidRecordError, canonical_domain
-
-from helpers import BENCHMARK_CSV
 
 GOOD = {
     "dataset": "roc",
@@ -274,7 +273,20 @@ def test_tasks_record_their_version_and_the_exact_data_they_read(tmp_path, bench
     assert demo["source"] == "demo" and len(demo["sha256"]) == 64 and demo["instances"] == 24
 
 
-def test_a_hub_source_is_identified_by_the_commit_its_revision_resolved_to(tmp_path, monkeypatch):
+@pytest.fixture
+def fresh_benchmark_cache():
+    """The loaded-benchmark cache emptied before and after: the fake hub's sets must not outlive the
+    test in its worker (test_protocol's check of the published 10pct ids read them once)."""
+    from narrative_infill.data import dataset
+
+    dataset._load_benchmark.cache_clear()
+    yield
+    dataset._load_benchmark.cache_clear()
+
+
+def test_a_hub_source_is_identified_by_the_commit_its_revision_resolved_to(
+    tmp_path, monkeypatch, fresh_benchmark_cache
+):
     import huggingface_hub.constants
 
     from narrative_infill.data.dataset import source_identity
@@ -307,7 +319,9 @@ def _hub_cache(root, snapshots: dict[str, list[str]], main: str):
     (repo / "refs" / "main").write_text(main)
 
 
-def test_the_published_set_is_read_at_its_pinned_revision_and_every_log_says_which(tmp_path, monkeypatch):
+def test_the_published_set_is_read_at_its_pinned_revision_and_every_log_says_which(
+    tmp_path, monkeypatch, fresh_benchmark_cache
+):
     """The default hub path reads PUBLISHED_REVISION, not whatever main is now; ``-T revision=`` overrides;
     the log records the revision and the commit it resolved to. On a hub cache laid out as the hub
     serves it (offline: the hub is out of reach here)."""
