@@ -151,9 +151,12 @@ def test_a_signal_reaches_the_whole_group_as_sigint(number, tmp_path):
     """Ctrl-C (or a SIGTERM) to the caller: the shell's foreground grandchild gets SIGINT too."""
     mark = tmp_path / "mark"
     script = '"$0" -c "$1" "$2"; echo CHILD-NOT-STOPPED >> "$2"'
+    # The pid file appears whole (written aside, then renamed) and only inside the try: a SIGINT sent
+    # once it exists always lands where the grandchild can record it, however loaded the machine.
     grandchild = (
-        "import os, sys, time\nopen(sys.argv[1] + '.pid', 'w').write(str(os.getpid()))\n"
-        "try:\n    time.sleep(600)\n"
+        "import os, sys, time\ntry:\n"
+        "    open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid()))\n"
+        "    os.replace(sys.argv[1] + '.tmp', sys.argv[1] + '.pid')\n    time.sleep(600)\n"
         "except KeyboardInterrupt:\n    open(sys.argv[1] + '.int', 'w').write('1')\n    raise\n"
     )
     pid_file = Path(f"{mark}.pid")
