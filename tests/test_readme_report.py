@@ -115,6 +115,7 @@ def test_a_readme_without_one_pair_of_markers_is_refused_untouched(tmp_path, bod
     assert readme.read_text(encoding="utf-8") == body
 
 
+@pytest.mark.heavy  # scores with MiniLM (torch)
 def test_the_section_says_what_the_runs_read_which_versions_ran_them_and_what_did_not_count(tmp_path):
     """EVALUATION_CHECKLIST.md asks for the data, the versions and the invalid-sample share: read
     from a real log in which one sample of four ends in an error."""

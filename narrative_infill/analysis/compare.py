@@ -154,8 +154,8 @@ def shared_or_refused(a: Side, b: Side, pair_on: tuple[str, ...]) -> pd.Series:
 def _same_golds(a: Side, b: Side, shared: list[str], pair_on: tuple[str, ...]) -> None:
     """Refuse instances paired across different golds: ids made of a file name and row (imported
     rows without an id) name other instances in another file of that name."""
-    golds = [side.frame.groupby("instance")["target"].agg(set).reindex(shared) for side in (a, b)]
-    apart = [instance for instance in shared if golds[0][instance] != golds[1][instance]]
+    golds = [_golds_by_instance(side.frame) for side in (a, b)]
+    apart = [instance for instance in shared if golds[0].get(instance) != golds[1].get(instance)]
     if apart:
         raise NotComparableError(
             f"A and B pair {len(apart)} of {len(shared)} instances on different golds (e.g. "
@@ -163,6 +163,15 @@ def _same_golds(a: Side, b: Side, shared: list[str], pair_on: tuple[str, ...]) -
             "instances differently; pair on fields that identify one instance (--pair-on "
             "dataset,ref_id,n,unit_idx, or problem_id,template_id for imported generations)"
         )
+
+
+def _golds_by_instance(frame: pd.DataFrame) -> dict[str, set[str]]:
+    """Each instance's golds, grouped in Python: pandas 2 cannot hold a set in an Arrow-backed
+    string column, which ``groupby(...).agg(set)`` tries to do."""
+    golds: dict[str, set[str]] = {}
+    for instance, target in zip(frame["instance"], frame["target"]):
+        golds.setdefault(instance, set()).add(target)
+    return golds
 
 
 def _split_by(a: Side, b: Side, pair_on: tuple[str, ...]) -> str:
