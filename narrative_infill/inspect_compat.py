@@ -143,3 +143,11 @@ def logged_as(inner: Any, compute: Callable[[list[Any]], Any]) -> Any:
     set_registry_info(compute, registry_info(inner))
     set_registry_params(compute, registry_params(inner))
     return compute
+
+
+#: The logger Inspect's local-server helper writes a self-started server's output to, the functions of
+#: its reader threads (stdout at debug, stderr at info level: the rest of that logger's lines are
+#: Inspect's own), and the start of the error it logs there when the server exits before it is ready.
+LOCAL_SERVER_LOGGER = "inspect_ai._util.local_server"
+SERVER_OUTPUT_READERS = frozenset({"log_output", "log_error"})
+SERVER_EXITED = "Server process exited unexpectedly"

