@@ -50,7 +50,7 @@ def vllm_server(start_timeout: float):
 @contextlib.contextmanager
 def standin_server(start_timeout: float):
     port, key = free_port(), "standin-key"
-    process = subprocess.Popen([sys.executable, str(STANDIN), "--port", str(port), "--api-key", key])
+    process = subprocess.Popen([sys.executable, str(STANDIN), "--port", str(port), f"--api-key={key}"])
     try:
         deadline = time.monotonic() + start_timeout
         while not port_open(port):

@@ -38,7 +38,7 @@ def standin_vllm(tmp_path):
 
     def start(max_model_len: int):
         port, key, requests = free_port(), secrets.token_urlsafe(16), tmp_path / "requests.jsonl"
-        command = [sys.executable, str(STANDIN), "--port", str(port), "--api-key", key]
+        command = [sys.executable, str(STANDIN), "--port", str(port), f"--api-key={key}"]
         # A name of its own: Inspect's vllm provider keeps one server per model name for the process.
         name = f"smollm2-{port}"
         command += [
