@@ -40,15 +40,24 @@ class _TaskProgress:
     error: str | None
 
 
+def _read_header(location: str):
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(location, header_only=True)
+    except (ValueError, KeyError, OSError) as err:  # not a zip, not a log (pydantic)
+        raise GridError(
+            f"{location}: not a readable Inspect log ({str(err).partition(chr(10))[0]})"
+        ) from None
+
+
 def _task_progress(folder: Path) -> dict[str, _TaskProgress]:
     """Per task name, its logs in ``folder`` read as headers, and its open log's samples counted."""
     from inspect_ai.log import list_eval_logs, read_eval_log_sample_summaries
 
-    from ..analysis.report.load import read_log
-
     logs = defaultdict(list)
     for info in list_eval_logs(str(folder), recursive=False) if folder.is_dir() else []:
-        header = read_log(info.name, GridError)
+        header = _read_header(info.name)
         logs[header.eval.task.split("/")[-1]].append((header.eval.created, info.name, header))
     progress = {}
     for task, entries in logs.items():
