@@ -66,6 +66,11 @@ def test_slurm_array_index_lists_are_expanded(text, indices):
     assert expand_indices(text) == indices
 
 
+def test_an_array_index_list_the_scheduler_garbled_is_named():
+    with pytest.raises(GridError, match="array task list '1-x' is not an index list"):
+        expand_indices("1-x")
+
+
 def test_job_states_come_from_scontrol_where_accounting_is_off(monkeypatch):
     def scheduler(command):
         if command[0] == "sacct":

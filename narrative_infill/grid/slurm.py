@@ -138,6 +138,8 @@ def expand_indices(text: str) -> list[int]:
     indices: list[int] = []
     for part in text.strip("[]").split("%")[0].split(","):
         first, _, last = part.partition("-")
+        if not first.isdigit() or not (last or first).isdigit():
+            raise GridError(f"the scheduler's array task list {text!r} is not an index list")
         indices += range(int(first), int(last or first) + 1)
     return indices
 
