@@ -240,9 +240,16 @@ def add_commands(commands) -> None:
     grid.add_argument("--studies", action="append", help="main, seeds, judges (default: all)")
     grid.add_argument("--log-dir", default="logs/grid")
     grid.add_argument(
-        "--dry-run", action="store_true", help="print the commands with their sample and grader-call counts"
+        "--dry-run",
+        action="store_true",
+        help="print the commands (and Slurm scripts) with their samples, grader calls, tokens and cost",
     )
-    grid.add_argument("--scheduler", choices=("local", "slurm"), default="local")
+    grid.add_argument(
+        "--scheduler",
+        choices=("local", "slurm"),
+        default="local",
+        help="local: run here, one run at a time; slurm: one sbatch array per study (a task per run)",
+    )
     grid.add_argument("--partition", help="Slurm partition (sbatch --partition)")
     grid.add_argument("--account", help="Slurm account (sbatch --account)")
     grid.add_argument("--time", help="Slurm time limit per array task, as sbatch takes it (HH:MM:SS)")
@@ -261,5 +268,6 @@ def add_commands(commands) -> None:
     grid.set_defaults(inspect_args=[])
 
     status = command(commands, _grid_status)
+    status.set_defaults(subcommand="grid status")  # as it is typed: errors name it so
     status.add_argument("log_dir", help="the grid's --log-dir")
     status.add_argument("--grid", help="the grid (packaged name or file) where the folder has no grid record")
