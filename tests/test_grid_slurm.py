@@ -117,6 +117,7 @@ def progress(**tasks):
         ({"l2": ("started", 5, None)}, None, "running", None),  # a copied folder: the logs alone
         ({"l2": ("started", 5, None)}, ("9_0", "CANCELLED"), "failed", "Slurm job CANCELLED"),
         ({"l2": ("error", 3, "RuntimeError: boom")}, None, "failed", "l2: RuntimeError: boom"),
+        ({"l2": ("cancelled", 3, None)}, None, "failed", "l2: cancelled"),  # a signal: no error message
         ({}, ("9_0", "FAILED"), "failed", "no log was written"),
     ],
 )
@@ -172,3 +173,9 @@ def test_a_broken_cost_file_is_named(demo_grid, tmp_path, capsys):
     prices.write_text("openai/gpt-4.1-mini: {input: cheap}\n")
     assert main(["grid", str(demo_grid), "--dry-run", "--model-cost-config", str(prices)]) == 1
     assert f"{prices}: not a model cost file" in capsys.readouterr().err
+
+
+def test_submitting_where_there_is_no_slurm_says_so(demo_grid, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["grid", str(demo_grid), "--log-dir", str(tmp_path / "logs"), "--scheduler", "slurm"]) == 1
+    assert "sbatch not found: is this a Slurm login node?" in capsys.readouterr().err

@@ -82,7 +82,9 @@ def run_status(log_dir: Path, run: RecordedRun, job: tuple[str, str] | None) -> 
     total = sum(progress[t].total if t in progress else per_task for t in run.tasks)
     job_state = job[1] if job else None
     label = f"{job[0]} {job[1]}" if job else None
-    errors = [f"{task}: {p.error}" for task, p in progress.items() if p.status in ("error", "cancelled")]
+    errors = [
+        f"{task}: {p.error or p.status}" for task, p in progress.items() if p.status in ("error", "cancelled")
+    ]
     if progress and all(
         progress.get(t, _TaskProgress("", 0, 0, None)).status == "success" for t in run.tasks
     ):
