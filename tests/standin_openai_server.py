@@ -32,17 +32,21 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real server does
     settings: argparse.Namespace
     lock = threading.Lock()
+    chat_requests = 0
 
     def log_message(self, format, *args):  # quiet: one line per request would swamp the benchmark
         pass
 
     def _reply(self, status: int, body: dict) -> None:
         data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # a held request whose client is gone
+            self.close_connection = True
 
     def _authorised(self) -> bool:
         key = self.settings.api_key
@@ -70,6 +74,7 @@ class Handler(BaseHTTPRequestHandler):
             count = prompt_tokens(request.get("messages", [])) if "messages" in request else 0
             self._reply(200, {"count": count, "max_model_len": self.settings.max_model_len, "tokens": []})
         elif self.path.rstrip("/") == "/v1/chat/completions":
+            self._hold()
             self._record(request)
             if self.settings.chat_status != 200:  # a server that refuses every request
                 self._reply(
@@ -79,6 +84,15 @@ class Handler(BaseHTTPRequestHandler):
                 self._reply(200, self._completion(request))
         else:
             self._reply(404, {"error": self.path})
+
+    def _hold(self) -> None:
+        """Past the first ``--hold-after`` chat requests, each waits until ``--release`` exists: a
+        run stopped mid-way with exactly that many answers, however loaded the machine is."""
+        with self.lock:
+            Handler.chat_requests += 1
+            held = self.settings.hold_after is not None and Handler.chat_requests > self.settings.hold_after
+        while held and not os.path.exists(self.settings.release):
+            time.sleep(0.1)
 
     def _record(self, request: dict) -> None:
         if self.settings.requests:
@@ -113,6 +127,8 @@ def main() -> None:
     parser.add_argument("--api-key", default=os.environ.get("NARRATIVE_INFILL_SERVER_API_KEY"))
     parser.add_argument("--chat-status", type=int, default=200, help="answer chat requests with this status")
     parser.add_argument("--requests", help="append each chat request's max_tokens here (JSON lines)")
+    parser.add_argument("--hold-after", type=int, help="hold every chat request after this many")
+    parser.add_argument("--release", help="held requests are answered once this file exists")
     Handler.settings, _ = parser.parse_known_args()  # a llama.cpp server's other options are ignored
     server = ThreadingHTTPServer((Handler.settings.host, Handler.settings.port), Handler)
     print(f"stand-in: listening on {Handler.settings.host}:{Handler.settings.port}", flush=True)

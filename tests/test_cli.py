@@ -9,7 +9,8 @@ from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, 
 
 COMMANDS = [
     *("serve", "local-model", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check"),
-    *("grid", "submit", "verify", "leaderboard", "annotate", "report", "compare", "export", "lm-eval-tasks"),
+    *("grid", "grid-status", "submit", "verify", "leaderboard", "annotate", "report", "compare", "export"),
+    "lm-eval-tasks",
 ]
 
 

@@ -51,7 +51,13 @@ class CountingHandler(Handler):
 def counting_server():
     """Starts the counting stand-in in this process; yields a runner returning (peak, log)."""
     CountingHandler.settings = argparse.Namespace(
-        api_key="key", max_model_len=4096, served_model_name="standin", chat_status=200, requests=None
+        api_key="key",
+        max_model_len=4096,
+        served_model_name="standin",
+        chat_status=200,
+        requests=None,
+        hold_after=None,
+        release=None,
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), CountingHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -154,7 +155,7 @@ models:
 
 @pytest.mark.subprocess
 @pytest.mark.heavy
-def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path):
+def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path, capsys):
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(SCRIPTED_PROVIDER)
     grid_file = tmp_path / "scripted.yaml"
@@ -195,10 +196,19 @@ def test_a_scripted_two_model_grid_survives_an_interruption_and_resumes(tmp_path
     assert first.returncode != 0 and "run the same grid command again to resume" in output
     alpha = {p: p.stat().st_mtime_ns for p in successful("Alpha")}
     assert len(alpha) == 9 and not successful("Beta")
+    main(["grid", "status", str(log_dir)])  # the local grid's record: states from the logs alone
+    interrupted = capsys.readouterr().out
+    assert re.search(r"main/Alpha +finished +216/216 +-", interrupted)
+    # Beta's logs: closed as cancelled by the signal (failed), or left open (running: no scheduler to ask).
+    assert re.search(r"main/Beta +(running|failed) ", interrupted) and "1 finished" in interrupted
     gate.touch()
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in successful("Alpha")} == alpha  # finished work is not run again
+    assert main(["grid", "status", str(log_dir)]) == 0
+    assert (
+        "2 finished, 0 running, 0 failed, 0 not started; 432 of 432 samples done" in capsys.readouterr().out
+    )
     assert len(successful("Beta")) == 9
     assert main(["report", str(log_dir / "main"), "-o", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text()

@@ -22,7 +22,7 @@ ALLOWED = {
     "solvers": {"data"},
     "tasks": {"solvers", "scorers", "data"},
     "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
-    "grid": {"data"},
+    "grid": {"data", "scorers", "solvers"},  # the dry run counts the judge prompt and the cap rule
     "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
 }
 #: ``definitions`` (the rules every room shares) and ``paper_protocol`` (the paper's run protocol)

@@ -35,8 +35,16 @@ def _split_passed_on(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
+def _grid_status_spelling(argv: list[str]) -> list[str]:
+    """``grid status LOG_DIR`` is the ``grid-status`` command (a grid file named status: ./status)."""
+    command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    if command is not None and argv[command : command + 2] == ["grid", "status"]:
+        return [*argv[:command], "grid-status", *argv[command + 2 :]]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv, passed_on = _split_passed_on(list(sys.argv[1:] if argv is None else argv))
+    argv, passed_on = _split_passed_on(_grid_status_spelling(list(sys.argv[1:] if argv is None else argv)))
     args = build_parser().parse_args(argv)
     if passed_on:
         args.inspect_args = passed_on

@@ -85,27 +85,89 @@ def _judge_check(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace) -> int:
-    """run (or print, --dry-run) the paper's grid of models x settings as inspect eval-set commands
+    """run, submit to Slurm or print (--dry-run) the paper's grid of models x settings as inspect eval-sets
 
     One inspect eval-set process per model (and per robustness run), each with its own log folder under
-    --log-dir; running the same command again resumes. Arguments after -- go to every inspect command
-    (for example: -- --max-connections 64).
+    --log-dir; running the same command again resumes. --scheduler slurm submits one sbatch array per
+    study instead (one array task per run). The dry run adds tokens, and with --model-cost-config
+    dollars. Arguments after -- go to every inspect command (for example: -- --max-connections 64).
+    `narrative-infill grid status LOG_DIR` shows every run's state.
     """
-    from ..grid.plan import STUDIES, describe, load_grid, plan
-    from ..grid.run import run_plan
+    from ..grid.plan import describe, load_grid, plan
+    from ..grid.slurm import SlurmOptions, array_scripts
 
     grid = load_grid(args.grid)
     chosen = {key: _listed(getattr(args, key)) for key in ("models", "tasks", "studies")}
-    result = plan(grid, Path(args.log_dir), **chosen, extra_args=args.inspect_args)
+    # On Slurm, the jobs read and write the log folder by its absolute (shared) path.
+    log_dir = Path(args.log_dir).resolve() if args.scheduler == "slurm" else Path(args.log_dir)
+    result = plan(grid, log_dir, **chosen, extra_args=args.inspect_args)
+    slurm = SlurmOptions(args.partition, args.account, args.time)
     if args.dry_run:
+        from ..grid.cost import describe_cost, load_prices
+
+        prices = load_prices(args.model_cost_config) if args.model_cost_config else None
+        if args.scheduler == "slurm":
+            print("\n".join(script.text for script in array_scripts(result.runs, log_dir, slurm)))
         print(describe(result))
+        print(describe_cost(result, prices, args.samples_per_hour))
         return 0
+    if args.scheduler == "slurm":
+        return _submit_grid(result, log_dir, slurm)
+    return _run_grid(result, log_dir)
+
+
+def _run_grid(result, log_dir: Path) -> int:
+    from ..grid.plan import STUDIES
+    from ..grid.record import write_record
+    from ..grid.run import run_plan
+
+    write_record(log_dir, result.runs)
     status = run_plan(result)
     studies = [study for study in STUDIES if any(r.study == study for r in result.runs)]
-    reports = [f"narrative-infill report {args.log_dir}/{study} -o report/{study}" for study in studies]
-    submit = f"narrative-infill submit {args.log_dir}/main/<model> -o submission.json --track full"
+    reports = [f"narrative-infill report {log_dir}/{study} -o report/{study}" for study in studies]
+    submit = f"narrative-infill submit {log_dir}/main/<model> -o submission.json --track full"
     print("\nnext: " + "; ".join([*reports, submit]))
     return status
+
+
+def _submit_grid(result, log_dir: Path, slurm) -> int:
+    """Submits the unfinished runs (those whose logs are not all finished) as sbatch arrays."""
+    from ..grid.record import recorded_runs, write_record
+    from ..grid.slurm import array_scripts, submit
+    from ..grid.status import FINISHED, run_status
+
+    write_record(log_dir, result.runs)
+    finished = {
+        run.folder
+        for run in recorded_runs(result.runs, log_dir)
+        if run_status(log_dir, run, None).state == FINISHED
+    }
+    jobs = submit(array_scripts(result.runs, log_dir, slurm), log_dir, finished)
+    print(f"\n{len(jobs)} job(s) submitted; follow them with: narrative-infill grid status {log_dir}")
+    return 0
+
+
+def _grid_status(args: argparse.Namespace) -> int:
+    """every run of a grid: finished, running, failed (with its error) or not started, samples done, Slurm job
+
+    Read from the grid's log folder (its logs, and the grid record the grid command writes there) and,
+    for runs submitted to Slurm, from sacct or scontrol; on a folder copied off the cluster the states
+    come from the logs alone. Spelled `narrative-infill grid status LOG_DIR`.
+    """
+    from ..grid.plan import load_grid, plan
+    from ..grid.record import read_record, recorded_runs
+    from ..grid.status import FAILED, describe_status, grid_status
+
+    log_dir = Path(args.log_dir)
+    if args.grid:
+        runs, jobs = recorded_runs(plan(load_grid(args.grid), log_dir).runs, log_dir), []
+        if (log_dir / "grid.json").is_file():
+            jobs = read_record(log_dir)[1]
+    else:
+        runs, jobs = read_record(log_dir)
+    statuses, source = grid_status(log_dir, runs, jobs)
+    print(describe_status(statuses, source))
+    return 1 if any(s.state == FAILED for s in statuses) else 0
 
 
 def _listed(values: list[str] | None) -> list[str] | None:
@@ -178,7 +240,34 @@ def add_commands(commands) -> None:
     grid.add_argument("--studies", action="append", help="main, seeds, judges (default: all)")
     grid.add_argument("--log-dir", default="logs/grid")
     grid.add_argument(
-        "--dry-run", action="store_true", help="print the commands with their sample and grader-call counts"
+        "--dry-run",
+        action="store_true",
+        help="print the commands (and Slurm scripts) with their samples, grader calls, tokens and cost",
+    )
+    grid.add_argument(
+        "--scheduler",
+        choices=("local", "slurm"),
+        default="local",
+        help="local: run here, one run at a time; slurm: one sbatch array per study (a task per run)",
+    )
+    grid.add_argument("--partition", help="Slurm partition (sbatch --partition)")
+    grid.add_argument("--account", help="Slurm account (sbatch --account)")
+    grid.add_argument("--time", help="Slurm time limit per array task, as sbatch takes it (HH:MM:SS)")
+    grid.add_argument(
+        "--model-cost-config",
+        type=Path,
+        help="Inspect's model cost file (YAML/JSON: model -> input/output/input_cache_write/input_cache_read "
+        "dollars per million tokens): the dry run adds dollars",
+    )
+    grid.add_argument(
+        "--samples-per-hour",
+        type=float,
+        help="samples one model server finishes an hour, as you measured it: the dry run adds GPU-hours",
     )
     # What follows -- (split off in main: argparse cannot take options there).
     grid.set_defaults(inspect_args=[])
+
+    status = command(commands, _grid_status)
+    status.set_defaults(subcommand="grid status")  # as it is typed: errors name it so
+    status.add_argument("log_dir", help="the grid's --log-dir")
+    status.add_argument("--grid", help="the grid (packaged name or file) where the folder has no grid record")

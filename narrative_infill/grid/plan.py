@@ -175,7 +175,8 @@ def instance_counts(grid: dict[str, Any]) -> tuple[dict[str, int], bool]:
 
 def _model_flags(grid: dict[str, Any], model: dict[str, Any]) -> list[str]:
     args = {**(grid.get("model_args") or {}), **(model.get("model_args") or {})}
-    flags = ["--model", f"{grid['provider']}/{model['id']}"]
+    # A model entry may name its own provider (an API model, a baseline) beside the grid's.
+    flags = ["--model", f"{model.get('provider', grid['provider'])}/{model['id']}"]
     for key, value in args.items():
         flags += ["-M", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     return flags
