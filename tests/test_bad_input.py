@@ -16,7 +16,7 @@ from inspect_ai import eval
 
 from narrative_infill.cli import main
 from narrative_infill.data.records import InvalidRecordError
-from narrative_infill.definitions import NarrativeInfillError, OptionError
+from narrative_infill.errors import NarrativeInfillError, OptionError
 from narrative_infill.tasks import infill_task
 
 DEMO = Path(__file__).resolve().parents[1] / "narrative_infill" / "data" / "demo.jsonl"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from narrative_infill import cli
-from narrative_infill.definitions import NarrativeInfillError, is_high, is_low, is_near_verbatim
+from narrative_infill.copy_guards import is_near_verbatim
+from narrative_infill.errors import NarrativeInfillError
+from narrative_infill.paper_protocol import is_high, is_low
 
 COMMANDS = [
     *("serve", "local-model", "setup-data", "extract-eval", "build", "build-stats", "import", "judge-check"),

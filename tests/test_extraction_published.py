@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.definitions import OptionError
+from narrative_infill.errors import OptionError
 from narrative_infill.extraction import ExtractionStatus, extract_published, extract_with
 
 PROBLEM = "Sam overslept. ______ He was late for class."

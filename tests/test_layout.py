@@ -23,15 +23,19 @@ ALLOWED = {
     "tasks": {"solvers", "scorers", "data"},
     "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
     "grid": {"data"},
-    "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
+    "lm_eval": {
+        "data",
+        "extraction",
+        "scorers",
+        "solvers",
+    },  # the lm-eval tasks: same loader, prompts, scoring
 }
-#: ``definitions`` (the rules every room shares) and ``paper_protocol`` (the paper's run protocol)
-#: are modules that import no room.
-SHARED_ROOMS = {"prompts", "local", "definitions", "paper_protocol", "inspect_compat", "nltk_data"}
-#: Shared modules that may import nothing from the package at all.
-LEAVES = {"definitions", "paper_protocol"}
-#: Shared modules that may import only ``definitions``.
-ON_DEFINITIONS = {"inspect_compat", "nltk_data"}
+#: The rules every room shares, one module per topic (``paper_protocol``: the paper's run protocol;
+#: ``copy_guards``, ``number_rules``, ``task_options``, ``errors``): modules that import no room.
+LEAVES = {"paper_protocol", "copy_guards", "number_rules", "task_options", "errors"}
+SHARED_ROOMS = {"prompts", "local", "inspect_compat", "nltk_data"} | LEAVES
+#: Shared modules that may import only the leaves.
+ON_LEAVES = {"inspect_compat", "nltk_data"}
 #: The entry points sit above every room.
 ENTRY_POINTS = {"_registry", "cli", "__init__"}
 
@@ -70,8 +74,8 @@ def _import_problem(path: Path) -> str | None:
         return None
     if room in LEAVES:
         return f"{name} imports from the package" if _imported_rooms(path) else None
-    if room in ON_DEFINITIONS:
-        return f"{name} imports a room" if not _imported_rooms(path) <= {"definitions"} else None
+    if room in ON_LEAVES:
+        return f"{name} imports a room" if not _imported_rooms(path) <= LEAVES else None
     foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
     return f"{name} ({room}) imports {sorted(foreign - ALLOWED[room])}" if foreign - ALLOWED[room] else None
 
@@ -105,13 +109,8 @@ def test_rooms_are_the_documented_ones():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(ALLOWED) | {"cli"}
-    assert loose == {
-        "__init__.py",
-        "_registry.py",
-        "definitions.py",
-        "paper_protocol.py",
-        "inspect_compat.py",
-        "nltk_data.py",
+    assert loose == {"__init__.py", "_registry.py", "inspect_compat.py", "nltk_data.py"} | {
+        f"{leaf}.py" for leaf in LEAVES
     }
 
 
@@ -154,6 +153,20 @@ def test_private_inspect_apis_are_reached_only_through_inspect_compat():
         p.relative_to(PACKAGE) for p in MODULES if _reaches_private_inspect(p.read_text(encoding="utf-8"))
     ]
     assert [str(p) for p in users] == ["inspect_compat.py"]
+
+
+def test_the_output_cap_rule_has_one_home():
+    """``paper_protocol.output_cap`` is the cap every harness and check applies: no other module
+    reads the reasoning room or recomputes the per-sample cap (five modules did)."""
+    def reads_the_rule(path: Path) -> bool:
+        names = {
+            getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        }
+        return bool(names & {"REASONING_MAX_TOKENS", "max_tokens_for"})
+
+    readers = [str(p.relative_to(PACKAGE)) for p in MODULES if p.name != "paper_protocol.py" and reads_the_rule(p)]
+    assert readers == []
 
 
 def test_every_module_imports():

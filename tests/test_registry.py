@@ -5,12 +5,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 from inspect_ai import Task
 from inspect_ai.util import registry_create
 
-from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
-
-from helpers import REPO
+from narrative_infill.paper_protocol import PARADIGMS, TELER_LEVELS
 
 ALL_TASKS = TELER_LEVELS + PARADIGMS
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..definitions import high_label
+from ..paper_protocol import high_label
 
 
 def command(commands, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
@@ -30,7 +30,7 @@ def output_option(parser: argparse.ArgumentParser, help: str, type: Callable[[st
 
 
 def high_inclusive_option(parser: argparse.ArgumentParser, counted: str) -> None:
-    """The same switch of the High% rule (``definitions.is_high``) for every command that counts it."""
+    """The same switch of the High% rule (``paper_protocol.is_high``) for every command that counts it."""
     parser.add_argument(
         "--high-inclusive",
         action="store_true",

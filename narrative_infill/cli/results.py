@@ -8,7 +8,7 @@ import shlex
 import time
 from pathlib import Path
 
-from ..definitions import OptionError
+from ..errors import OptionError
 from ..paper_protocol import PUBLISHED_INSTANCES
 from .options import command, high_inclusive_option, output_option, passed
 

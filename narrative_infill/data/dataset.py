@@ -17,7 +17,8 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..definitions import NarrativeInfillError, as_list
+from ..errors import NarrativeInfillError
+from ..task_options import as_list
 from .jsonl import csv_rows, iter_jsonl
 from .limits import check_fields, check_parquet, check_parquet_footer, check_rows
 from .narrative import NARRATIVE, narrative_key

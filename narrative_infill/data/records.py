@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
-from ..definitions import NarrativeInfillError, is_missing
+from ..errors import NarrativeInfillError
+from ..number_rules import is_missing
 from .text import EOS_DOMAINS, count_tokens, normalise_space, remove_eos, split_sentences
 
 SCHEMA = ("dataset", "ref_id", "source_text", "problem", "gold_answer", "unit", "n", "unit_idx")

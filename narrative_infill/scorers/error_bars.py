@@ -25,13 +25,11 @@ from inspect_ai.scorer import Metric, SampleScore, Value, ci, grouped, mean, met
 
 from ..data.narrative import LENGTH_BUCKETS, NARRATIVE, is_own_cluster, length_bucket, narrative_of
 from ..data.records import POSITIONS
-from ..definitions import is_missing
 from ..inspect_compat import logged_as
+from ..number_rules import CONFIDENCE, is_missing
 
 logger = logging.getLogger(__name__)
 
-#: The confidence level of the headline keys' interval.
-CONFIDENCE = 0.95
 #: Breakdown -> the group a sample's metadata puts it in, as the log names it (None: unknown).
 BREAKDOWNS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "domain": lambda m: _text(m.get("domain")),

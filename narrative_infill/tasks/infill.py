@@ -11,15 +11,21 @@ from inspect_ai.scorer import Scorer
 
 # Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
 from narrative_infill.data.dataset import infill_dataset, load_benchmark
-from narrative_infill.definitions import PARADIGMS, OptionError, as_list
+from narrative_infill.errors import OptionError
 from narrative_infill.inspect_compat import shown_by_inspect
-from narrative_infill.paper_protocol import CAP_FACTOR, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
-from narrative_infill.prompts import PAPER
+from narrative_infill.paper_protocol import (
+    CAP_FACTOR,
+    PAPER_JUDGE_VARIANT,
+    PAPER_PROMPT_VARIANT,
+    TEMPERATURE,
+    TOP_P,
+)
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
+from narrative_infill.task_options import as_list
 
 #: The tasks' version, its one home (every log records it as Inspect's task_version; the lm-eval task
 #: files restate it and tests/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
@@ -44,14 +50,14 @@ def infill_task(
     min_sentences: int | None = None,
     max_sentences: int | None = None,
     subset: str | None = None,
-    variant: str = PAPER,
+    variant: str = PAPER_PROMPT_VARIANT,
     system_role: bool = False,
     unit: str | None = None,
     max_tokens: int | None = None,
     max_tokens_factor: float = CAP_FACTOR,
     backbone: str = "auto",
     judge: bool | None = None,
-    judge_variant: str = "paper",
+    judge_variant: str = PAPER_JUDGE_VARIANT,
     judge_roles: str | list[str] = "grader",
     grader_model: str | None = None,
     judge_structured: str | bool = "auto",
@@ -112,7 +118,7 @@ def infill_task(
             generate_infill(
                 max_tokens=max_tokens,
                 max_tokens_factor=max_tokens_factor,
-                default_max_tokens=REASONING_MAX_TOKENS if template in PARADIGMS else None,
+                setting=template,
             ),
         ],
         scorer=scorers,

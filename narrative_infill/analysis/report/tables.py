@@ -33,9 +33,10 @@ import math
 
 import pandas as pd
 
+from ...copy_guards import CONTAMINATION_ROUGE, is_near_verbatim
 from ...data.narrative import LENGTH_BUCKETS, length_bucket
-from ...definitions import CONTAMINATION_ROUGE, PARADIGMS, is_high, is_low, is_near_verbatim
-from ...definitions import TELER_LEVELS as LEVELS
+from ...paper_protocol import PARADIGMS, is_high, is_low
+from ...paper_protocol import TELER_LEVELS as LEVELS
 from ...scorers.judge.rubric import frame_dimensions
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from ..stats import clustered_interval

@@ -21,18 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ...definitions import (
-    ATAVG_COLUMN,
-    QAVG_COLUMN,
-    SETTINGS,
-    NarrativeInfillError,
-    high_label,
-    is_high,
-    is_low,
-    is_missing,
-)
+from ...errors import NarrativeInfillError
+from ...number_rules import is_missing
+from ...paper_protocol import SETTINGS, high_label, is_high, is_low
 from ..stats import CONFIDENCE
-from .build import content_hash
+from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
 from .ranking import (
     INSTANCES,
     INTERVAL_NOTE,

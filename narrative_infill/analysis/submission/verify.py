@@ -22,16 +22,11 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...definitions import (
-    ATAVG_COLUMN,
-    CONTAMINATION_ROUGE,
-    QAVG_COLUMN,
-    SAME_NUMBER_TOLERANCE,
-    is_near_verbatim,
-    none_if_nan,
-    same_number,
-)
+from ...copy_guards import CONTAMINATION_ROUGE, is_near_verbatim
+from ...number_rules import SAME_NUMBER_TOLERANCE, none_if_nan, same_number
 from .build import (
+    ATAVG_COLUMN,
+    QAVG_COLUMN,
     content_hash,
     file_sha256,
     log_provenance,

@@ -27,9 +27,10 @@ from functools import cache
 
 import numpy as np
 
-from ...definitions import NarrativeInfillError, OptionError
+from ...errors import NarrativeInfillError, OptionError
 from ...paper_protocol import BERTSCORE_LAYER as PAPER_BERTSCORE_LAYER
 from ...paper_protocol import BERTSCORE_MODEL as PAPER_BERTSCORE_MODEL
+from ...paper_protocol import PAPER_BACKBONE
 from ...paper_protocol import SEMF1_MODEL as PAPER_SEMF1_MODEL
 from .cache import EmbeddingCache
 from .signature import BackboneSignature, display_model, sentence_model_max_seq_length
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 #: all-MiniLM-L6-v2 has six layers; BERTScore reads the last one.
 MINILM_LAYER = 6
-BACKBONES = ("auto", "paper", "minilm")
+BACKBONES = ("auto", PAPER_BACKBONE, "minilm")
 #: Token positions (texts x longest text) in one BERTScore forward pass: 64 texts of 128 word pieces.
 #: 64 texts at the 512-piece cap would hold about 0.8 GB of attention weights at once.
 TOKENS_PER_BATCH = 64 * 128
@@ -123,7 +124,7 @@ def resolve_backbones(
         paper_bert, paper_sem, reason = PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL, None
         allow_download = os.environ.get("NARRATIVE_INFILL_DOWNLOAD_BACKBONES") == "1" and not _hub_offline()
         missing = [m for m in (paper_bert, paper_sem) if not (allow_download or _hub_model_available(m))]
-        if missing and backbone == "paper":
+        if missing and backbone == PAPER_BACKBONE:
             raise BackboneUnavailable(
                 f"the paper's backbones {missing} are not in the Hugging Face cache. Download them once "
                 "(huggingface-cli download roberta-large "
