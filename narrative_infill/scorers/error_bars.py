@@ -17,6 +17,7 @@ breakdown no sample has a field for is left out of the log.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -90,8 +91,17 @@ def narrative_stderr() -> Metric:
 
 
 def narrative_ci() -> Metric:
-    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative."""
-    return _on_narratives(ci(level=CONFIDENCE, cluster=NARRATIVE))
+    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative;
+    nan bounds over no values (Inspect's ``ci`` gives 0 and 0, which the terminal table showed
+    beside the nan mean of a run without a judge as if it were an interval)."""
+    inner = ci(level=CONFIDENCE, cluster=NARRATIVE)
+
+    def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            return {"lower": math.nan, "upper": math.nan}
+        return inner(with_narratives(scores))  # type: ignore[arg-type]
+
+    return logged_as(inner, compute)
 
 
 @metric
