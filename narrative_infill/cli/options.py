@@ -11,12 +11,12 @@ from typing import Any
 from ..paper_protocol import high_label
 
 
-def command(commands, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-    """The subcommand ``run`` handles, named after it (``_build_stats``: ``build-stats``); its
-    docstring's first paragraph is the command's help, the rest its description."""
+def command(commands, name: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    """The subcommand ``name``, which ``run`` handles; ``run``'s docstring's first paragraph is the
+    command's help, the rest its description."""
     help, _, description = inspect.cleandoc(run.__doc__ or "").partition("\n\n")
     parser = commands.add_parser(
-        run.__name__.strip("_").replace("_", "-"),
+        name,
         help=" ".join(help.split()),
         description=" ".join(description.split()) or None,
     )

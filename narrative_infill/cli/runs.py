@@ -121,7 +121,7 @@ def add_commands(commands) -> None:
     from ..scorers.judge.schema import MODES
     from ..tasks.judge_check import MIN_GAP
 
-    importer = command(commands, _import)
+    importer = command(commands, "import", _import)
     importer.add_argument(
         "files",
         nargs="+",
@@ -159,7 +159,7 @@ def add_commands(commands) -> None:
         f"'grader={{model: {JUDGE_MODEL}, batch: true}}'",
     )
 
-    checker = command(commands, _judge_check)
+    checker = command(commands, "judge-check", _judge_check)
     model_role_option(checker, f"the grader, as for inspect eval: grader={JUDGE_MODEL}", required=True)
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
     checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
@@ -170,7 +170,7 @@ def add_commands(commands) -> None:
     checker.add_argument("--max-retries", type=int, default=2)
     checker.add_argument("--timeout", type=int, default=120)
 
-    grid = command(commands, _grid)
+    grid = command(commands, "grid", _grid)
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
     grid.add_argument(
         "--models", action="append", help="model names or hub ids to run (repeat or comma-separate)"
