@@ -99,6 +99,35 @@ def test_modules_are_short_and_say_what_they_are_for():
     assert not problems, "\n".join(problems)
 
 
+#: The longest a function may be, in lines from ``def`` to its end, docstring excluded: contributing.md's
+#: "functions read as one idea (about 60 lines at most)".
+MAX_FUNCTION_LINES = 60
+
+
+def _function_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """``node``'s length in lines, without its docstring (nested functions count toward it)."""
+    length = (node.end_lineno or node.lineno) - node.lineno + 1
+    first = node.body[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        length -= (first.end_lineno or first.lineno) - first.lineno + 1
+    return length
+
+
+def test_functions_read_as_one_idea():
+    problems = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}: {lines} lines"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (lines := _function_lines(node)) > MAX_FUNCTION_LINES
+    ]
+    assert not problems, "\n".join(problems)
+
+
 def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
     """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
     imported the importer for the replay provider)."""
@@ -158,6 +187,7 @@ def test_private_inspect_apis_are_reached_only_through_inspect_compat():
 def test_the_output_cap_rule_has_one_home():
     """``paper_protocol.output_cap`` is the cap every harness and check applies: no other module
     reads the reasoning room or recomputes the per-sample cap (five modules did)."""
+
     def reads_the_rule(path: Path) -> bool:
         names = {
             getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None)
@@ -165,7 +195,9 @@ def test_the_output_cap_rule_has_one_home():
         }
         return bool(names & {"REASONING_MAX_TOKENS", "max_tokens_for"})
 
-    readers = [str(p.relative_to(PACKAGE)) for p in MODULES if p.name != "paper_protocol.py" and reads_the_rule(p)]
+    readers = [
+        str(p.relative_to(PACKAGE)) for p in MODULES if p.name != "paper_protocol.py" and reads_the_rule(p)
+    ]
     assert readers == []
 
 

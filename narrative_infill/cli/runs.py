@@ -115,11 +115,14 @@ def _listed(values: list[str] | None) -> list[str] | None:
 
 
 def add_commands(commands) -> None:
+    _add_import(commands)
+    _add_judge_check(commands)
+    _add_grid(commands)
+
+
+def _add_import(commands) -> None:
     from ..data.baselines import BASELINES
     from ..extraction import DEFAULT_EXTRACTION, EXTRACTIONS
-    from ..scorers.judge.rubric import JUDGE_VARIANTS
-    from ..scorers.judge.schema import MODES
-    from ..tasks.judge_check import MIN_GAP
 
     importer = command(commands, "import", _import)
     importer.add_argument(
@@ -159,6 +162,12 @@ def add_commands(commands) -> None:
         f"'grader={{model: {JUDGE_MODEL}, batch: true}}'",
     )
 
+
+def _add_judge_check(commands) -> None:
+    from ..scorers.judge.rubric import JUDGE_VARIANTS
+    from ..scorers.judge.schema import MODES
+    from ..tasks.judge_check import MIN_GAP
+
     checker = command(commands, "judge-check", _judge_check)
     model_role_option(checker, f"the grader, as for inspect eval: grader={JUDGE_MODEL}", required=True)
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
@@ -170,6 +179,8 @@ def add_commands(commands) -> None:
     checker.add_argument("--max-retries", type=int, default=2)
     checker.add_argument("--timeout", type=int, default=120)
 
+
+def _add_grid(commands) -> None:
     grid = command(commands, "grid", _grid)
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
     grid.add_argument(
