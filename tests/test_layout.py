@@ -128,6 +128,22 @@ def test_functions_read_as_one_idea():
     assert not problems, "\n".join(problems)
 
 
+def test_a_paper_default_says_which_paper_thing_it_is():
+    """``"paper"`` is a prompt variant, a judge variant and a backbone: a default names the one it is
+    (``PAPER_PROMPT_VARIANT``, ``PAPER_JUDGE_VARIANT``, ``PAPER_BACKBONE``), never the bare literal."""
+    bare = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            isinstance(default, ast.Constant) and default.value == "paper"
+            for default in [*node.args.defaults, *node.args.kw_defaults]
+        )
+    ]
+    assert bare == []
+
+
 def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
     """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
     imported the importer for the replay provider)."""
