@@ -113,7 +113,7 @@ def level_table(rows: list[dict], scores: dict[str, list[float]], extraction: st
 
 def copy_figures(rows: list[dict], ways: dict[str, list[str]]) -> None:
     """context_copy on the real outputs (distribution, per model share) and on the baselines."""
-    from narrative_infill.definitions import CONTEXT_COPY_THRESHOLD, is_copied
+    from narrative_infill.copy_guards import CONTEXT_COPY_THRESHOLD, is_copied
     from narrative_infill.scorers.metrics.copying import context_copy
 
     problems = [row["problem"] for row in rows]

@@ -54,7 +54,7 @@ CASES = {
         report(f"{len(answer):,} characters", start)
     """,
     "METEOR, the same answer, NLTK's plain WordNet reader (before)": """
-        from narrative_infill.definitions import METEOR_PARAMS
+        from narrative_infill.paper_protocol import METEOR_PARAMS
         from narrative_infill.scorers.metrics import lexical
         tokenize, single, wordnet = lexical._meteor()
         answer = WORDS

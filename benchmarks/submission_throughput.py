@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrative_infill.definitions import DIMENSIONS
+from narrative_infill.paper_protocol import DIMENSIONS
 
 SETTINGS = [("fitb_l0", 0), ("fitb_l1", 0), ("fitb_l2", 0), ("fitb_l3", 0), ("fitb_l4", 0)] + [
     ("reasoning_paradigms", i) for i in range(4)

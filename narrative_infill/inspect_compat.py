@@ -17,7 +17,9 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .definitions import NarrativeInfillError, OptionError
+from inspect_ai._util.error import PrerequisiteError
+
+from .errors import NarrativeInfillError, OptionError
 
 Factory = TypeVar("Factory", bound=Callable[..., Any])
 
@@ -85,40 +87,29 @@ def add_samples(log: Any, samples: list[Any]) -> None:
     log.results.total_samples = log.results.completed_samples = len(log.samples)
 
 
+class ShownByInspect(NarrativeInfillError, PrerequisiteError):
+    """A package error raised while Inspect builds a task or scorer (a bad ``-T``/``-S`` value, a
+    broken data file). Inspect's command line prints a ``PrerequisiteError`` as its message alone
+    and anything else under a page of traceback, so the factories raise this type; the error
+    itself, with its own type, is the ``__cause__``."""
+
+    def __init__(self, error: NarrativeInfillError) -> None:
+        from rich.markup import escape  # Inspect prints the message with rich
+
+        super().__init__(escape(str(error)))
+
+
 def shown_by_inspect(factory: Factory) -> Factory:
-    """A task or scorer factory whose package errors (a bad ``-T``/``-S`` value, a broken data
-    file) ``inspect eval``/``inspect score`` print as their message alone, as they print their own
-    ``PrerequisiteError``, instead of under a page of traceback. The error keeps its own type."""
+    """A task or scorer factory whose package errors Inspect shows as their message alone."""
 
     @functools.wraps(factory)
     def checked(*args: Any, **kwargs: Any) -> Any:
         try:
             return factory(*args, **kwargs)
         except NarrativeInfillError as err:
-            from rich.markup import escape  # Inspect prints the message with rich
-
-            err.__class__ = _prerequisite_kind(type(err))
-            err.message = escape(str(err))  # type: ignore[attr-defined]
-            raise
+            raise ShownByInspect(err) from err
 
     return checked  # type: ignore[return-value]
-
-
-#: each package error type with Inspect's ``PrerequisiteError`` mixed in, made once
-_PREREQUISITE_KINDS: dict[type, type] = {}
-
-
-def _prerequisite_kind(kind: type[NarrativeInfillError]) -> type[NarrativeInfillError]:
-    """``kind`` that is also Inspect's ``PrerequisiteError`` (the one its exception hook prints plainly)."""
-    from inspect_ai._util.error import PrerequisiteError
-
-    if issubclass(kind, PrerequisiteError):
-        return kind
-    if kind not in _PREREQUISITE_KINDS:
-        _PREREQUISITE_KINDS[kind] = type(
-            kind.__name__, (kind, PrerequisiteError), {"__module__": kind.__module__}
-        )
-    return _PREREQUISITE_KINDS[kind]
 
 
 def client_base_url(model: Any) -> str | None:

@@ -12,8 +12,8 @@ evaluation machines, so:
   generated from the package's ``lexnames.5WN`` manual page.
 
 Files are copied, never symlinked: NLTK's path check refuses links out of a data directory.
-A shared module (it imports only ``definitions``): the metrics and data rooms split sentences
-with it, ``narrative-infill setup-data`` writes the data.
+A shared module (it imports only the rule modules, ``errors``): the metrics and data rooms split
+sentences with it, ``narrative-infill setup-data`` writes the data.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from .definitions import NarrativeInfillError
+from .errors import NarrativeInfillError
 
 PUNKT_FILES = ("abbrev_types.txt", "sent_starters.txt", "collocations.tab", "ortho_context.tab")
 WORDNET_FILES = (

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from helpers import mock_model
 from inspect_ai import eval
+from inspect_ai._util.error import PrerequisiteError  # the type Inspect prints as a message alone
 
 from narrative_infill.cli import main
 from narrative_infill.data.records import InvalidRecordError
-from narrative_infill.definitions import NarrativeInfillError, OptionError
+from narrative_infill.errors import NarrativeInfillError, OptionError
+from narrative_infill.inspect_compat import ShownByInspect
 from narrative_infill.tasks import infill_task
 
 DEMO = Path(__file__).resolve().parents[1] / "narrative_infill" / "data" / "demo.jsonl"
@@ -80,17 +82,23 @@ def test_a_task_option_of_the_wrong_type_is_named(option, value, message):
     assert str(raised.value) == message
 
 
-def test_a_task_data_error_keeps_its_type(bad_line_7, tmp_path):
+def test_a_task_error_is_one_inspect_shows_and_keeps_the_error_as_its_cause(bad_line_7, tmp_path):
+    """The factories raise ``ShownByInspect`` (a class written once, not one made at run time by
+    reassigning the error's ``__class__``): Inspect prints it as its message alone, and the error
+    with its own type is its cause."""
     path = tmp_path / "n.jsonl"
     records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()[:10]]
     records[6]["n"] = "two"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.raises(
-        InvalidRecordError, match=r"n\.jsonl, row 7 .*field 'n': expected an integer, got 'two'"
-    ):
+        ShownByInspect, match=r"n\.jsonl, row 7 .*field 'n': expected an integer, got 'two'"
+    ) as raised:
         infill_task("l2", data=str(path))
-    with pytest.raises(OptionError, match="no prompt variant 'bogus'"):
+    assert type(raised.value) is ShownByInspect and isinstance(raised.value, PrerequisiteError)
+    assert isinstance(raised.value.__cause__, InvalidRecordError)
+    with pytest.raises(ShownByInspect, match="no prompt variant 'bogus'") as raised:
         infill_task("l2", data="demo", variant="bogus")
+    assert isinstance(raised.value.__cause__, OptionError)
 
 
 def _fails(capsys, *argv: str) -> str:

@@ -15,6 +15,7 @@ from narrative_infill.analysis.floor import (
     floor_of,
     guard_reason,
 )
+from narrative_infill.copy_guards import CONTEXT_COPY_THRESHOLD, is_copied
 from narrative_infill.data.baselines import (
     FUNCTION_WORD_SWAPS,
     ORDER_FREE,
@@ -24,7 +25,6 @@ from narrative_infill.data.baselines import (
     neighbour_answer,
 )
 from narrative_infill.data.dataset import load_benchmark
-from narrative_infill.definitions import CONTEXT_COPY_THRESHOLD, is_copied
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.solvers.baseline_model import answer_format
 

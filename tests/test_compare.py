@@ -13,7 +13,7 @@ from inspect_ai.solver import generate
 from narrative_infill.analysis.compare import NotComparableError, compare_runs
 from narrative_infill.cli import main
 from narrative_infill.data.dataset import infill_dataset
-from narrative_infill.definitions import DIMENSIONS
+from narrative_infill.paper_protocol import DIMENSIONS
 
 
 def judged_run(

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from narrative_infill.copy_guards import is_copied, is_story_reuse
 from narrative_infill.data.baselines import context_answer
-from narrative_infill.definitions import is_copied, is_story_reuse
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.reuse import story_reuse
 
@@ -107,6 +107,8 @@ def test_a_zero_width_copy_that_survives_the_extraction_is_caught():
         extract_with("ours", f"<ANSWER>{disguise(context_answer(i['problem']))}</ANSWER>", i["problem"]).text
         for i in instances
     ]
-    scores = score_pairs(answers, [i["gold_answer"] for i in instances], resolve_backbones("minilm", None, None, None))
+    scores = score_pairs(
+        answers, [i["gold_answer"] for i in instances], resolve_backbones("minilm", None, None, None)
+    )
     assert sum(s.values["atavg"] for s in scores) / len(scores) > 0.1  # the disguise pays on the metrics
     assert all(is_copied(context_copy(a, i["problem"])) for a, i in zip(answers, instances))

@@ -106,14 +106,14 @@ def test_bad_sources_fail_clearly(tmp_path):
 
 
 @pytest.mark.shared
-def test_real_published_rows_load_with_metadata_and_counted_quirks(caplog):
+def test_real_published_rows_load_with_metadata_and_counted_irregularities(caplog):
     with caplog.at_level(logging.WARNING):
         loaded = load_benchmark(str(BENCHMARK_CSV))
     assert len(loaded.instances) == 61
     assert {i.domain for i in loaded.instances} == {"wikipedia", "rocstories", "cnn_dailymail", "sind"}
     # Two published CNN rows do not reproduce their source when the gold is put back.
-    assert dict(loaded.quirks) == {"gold_does_not_reproduce_source": 2}
-    assert {i.sample_id for i in loaded.instances if i.quirks} == {
+    assert dict(loaded.irregularities) == {"gold_does_not_reproduce_source": 2}
+    assert {i.sample_id for i in loaded.instances if i.irregularities} == {
         "cnn_dailymail-224-n2-i5",
         "cnn_dailymail-703-n1-i10",
     }
@@ -167,7 +167,7 @@ def test_demo_set_covers_domains_spans_and_positions():
     assert {i.domain for i in instances} == {"wikipedia", "rocstories", "cnn_dailymail", "sind"}
     assert {i.n for i in instances} == {1, 2, 3}
     assert {i.position for i in instances} == {"opening", "middle", "closing"}
-    assert not any(i.quirks for i in instances)
+    assert not any(i.irregularities for i in instances)
     assert len({i.sample_id for i in instances}) == len(instances)
 
 
@@ -212,13 +212,13 @@ def test_samples_carry_problem_gold_and_metadata():
 
 
 @pytest.mark.shared
-def test_task_metadata_counts_the_quirks_of_its_samples():
+def test_task_metadata_counts_the_irregularities_of_its_samples():
     from narrative_infill.tasks import infill_task
 
-    assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_quirks"] == {
+    assert infill_task("l2", data=str(BENCHMARK_CSV)).metadata["data_irregularities"] == {
         "gold_does_not_reproduce_source": 2
     }
-    assert infill_task("l2", data=str(BENCHMARK_CSV), domain="roc").metadata["data_quirks"] == {}
+    assert infill_task("l2", data=str(BENCHMARK_CSV), domain="roc").metadata["data_irregularities"] == {}
 
 
 def test_a_changed_file_is_read_again(tmp_path):

@@ -42,7 +42,9 @@ def commands(text: str) -> list[tuple[str, list[str]]]:
     for line in code_lines(text):
         for match in COMMAND.finditer(line):
             words = re.split(r"\s+", match.group(2).split(" #")[0].split("|")[0].split("&&")[0].strip())
-            cut = next((i + 1 for i, w in enumerate(words) if w.endswith(")") or w.endswith(')"')), len(words))
+            cut = next(
+                (i + 1 for i, w in enumerate(words) if w.endswith(")") or w.endswith(')"')), len(words)
+            )
             words = [w.rstrip(")\"'") for w in words[:cut]]  # a $(...) substitution ends the command
             found.append((match.group(1), [w for w in words if w]))
     return found
@@ -80,7 +82,7 @@ def cli_problems(text: str) -> list[str]:
 
 
 def _task_parameters() -> dict[str, set[str]]:
-    from narrative_infill.definitions import SETTINGS
+    from narrative_infill.paper_protocol import SETTINGS
     from narrative_infill.tasks import infill, judge_check
 
     every = set(inspect.signature(infill.infill_task).parameters) - {"template"}
@@ -102,7 +104,9 @@ def inspect_problems(text: str) -> list[str]:
     for program, words in commands(text):
         if not program.startswith("inspect"):
             continue
-        named = [w.split("@")[-1].removeprefix("narrative_infill/") for w in words if "narrative_infill/" in w]
+        named = [
+            w.split("@")[-1].removeprefix("narrative_infill/") for w in words if "narrative_infill/" in w
+        ]
         for task in named:
             if task not in tasks and task not in ("metrics", "judge") and not task.endswith(".py"):
                 problems.append(f"{program}: no task narrative_infill/{task}")

@@ -14,8 +14,13 @@ import yaml
 from helpers import REPO, SHARED, require
 from inspect_ai.util import registry_create
 
-from narrative_infill.definitions import PARADIGMS, TELER_LEVELS
-from narrative_infill.paper_protocol import BERTSCORE_MODEL, PUBLISHED_INSTANCES, SEMF1_MODEL
+from narrative_infill.paper_protocol import (
+    BERTSCORE_MODEL,
+    PARADIGMS,
+    PUBLISHED_INSTANCES,
+    SEMF1_MODEL,
+    TELER_LEVELS,
+)
 from narrative_infill.tasks.infill import TASK_VERSION
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))

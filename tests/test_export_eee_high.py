@@ -1,4 +1,4 @@
-"""``export eee``'s High% follows the rule asked for (``definitions.is_high``: QAvg > 4, or >= 4 with
+"""``export eee``'s High% follows the rule asked for (``paper_protocol.is_high``: QAvg > 4, or >= 4 with
 ``--high-inclusive``), in its value, its label and its id; Low% is unchanged. Judge-only logs: no
 embedding model."""
 

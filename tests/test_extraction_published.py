@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval
 
-from narrative_infill.definitions import OptionError
+from narrative_infill.errors import NarrativeInfillError, OptionError
 from narrative_infill.extraction import ExtractionStatus, extract_published, extract_with
 
 PROBLEM = "Sam overslept. ______ He was late for class."
@@ -61,8 +61,9 @@ def test_an_unknown_extraction_is_refused_when_the_scorer_is_built():
     from narrative_infill.scorers.metrics import metrics
 
     for build in (metrics, judge):
-        with pytest.raises(OptionError, match="extraction must be one of"):
+        with pytest.raises(NarrativeInfillError, match="extraction must be one of") as raised:
             build(extraction="publshed")
+        assert isinstance(raised.value.__cause__, OptionError)
     with pytest.raises(OptionError):
         extract_with("theirs", "x", PROBLEM)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from narrative_infill.copy_guards import is_copied, is_story_reuse
 from narrative_infill.data.baselines import PROBLEM_RULES, context_answer
-from narrative_infill.definitions import is_copied, is_story_reuse
 from narrative_infill.extraction import extract_with
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse

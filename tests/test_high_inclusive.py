@@ -12,7 +12,7 @@ from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from narrative_infill.cli import main
-from narrative_infill.definitions import DIMENSIONS, high_label, reply_key
+from narrative_infill.paper_protocol import DIMENSIONS, high_label, reply_key
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone

@@ -15,7 +15,7 @@ from test_dataset import GOOD as RECORD
 from narrative_infill.analysis.importer import read_generations
 from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.data.sources import read_source
-from narrative_infill.definitions import NarrativeInfillError
+from narrative_infill.errors import NarrativeInfillError
 
 ROW = {
     "model": "m1",

@@ -4,16 +4,14 @@ import math
 
 import pytest
 import yaml
+from helpers import REFERENCE_MD, mock_model, mock_output
 from inspect_ai import eval, score, task_with
 from inspect_ai.model import Logprob, Logprobs, TopLogprob, get_model
+from standin_grader import openai_server
 
-from narrative_infill.scorers.judge import DIMENSIONS, JudgementError, judge_prompt, parse_judgement
-from narrative_infill.scorers.judge import judge
+from narrative_infill.scorers.judge import DIMENSIONS, JudgementError, judge, judge_variant, parse_judgement
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.tasks import infill_task
-
-from helpers import REFERENCE_MD, mock_model, mock_output
-from standin_grader import openai_server
 
 VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
 
@@ -246,14 +244,14 @@ def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_
     reference = REFERENCE_MD.read_text(encoding="utf-8")
     block = reference[reference.index("```yaml\n", reference.index("### 1.1 Exact YAML")) + 8 :]
     parts = yaml.safe_load(block[: block.index("```")])["narrative_infilling_evaluation_v4"]
-    authors = judge_prompt("authors")
+    authors = judge_variant("authors").prompt
     assert authors.system == f"{parts['system']}\n\n{parts['evaluation_procedure']}\n\n{parts['rubric']}"
     assert "missing bridging.\n\n\nSTEP 1" in authors.system  # three newlines, as REFERENCE §1.2 says
     assert authors.user("S ______ T", "C") == parts["user"].format(
         story_with_blank="S ______ T", candidate_infill="C"
     )
     assert "Apply these penalties" not in authors.system
-    paper = judge_prompt("paper")
+    paper = judge_variant("paper").prompt
     assert parts["automatic_penalties"] in paper.system and '"____"' not in paper.system + paper.user(
         "x", "y"
     )

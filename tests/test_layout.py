@@ -25,13 +25,12 @@ ALLOWED = {
     "grid": {"data", "scorers", "solvers"},  # the dry run counts the judge prompt and the cap rule
     "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
 }
-#: ``definitions`` (the rules every room shares) and ``paper_protocol`` (the paper's run protocol)
-#: are modules that import no room.
-SHARED_ROOMS = {"prompts", "local", "definitions", "paper_protocol", "inspect_compat", "nltk_data"}
-#: Shared modules that may import nothing from the package at all.
-LEAVES = {"definitions", "paper_protocol"}
-#: Shared modules that may import only ``definitions``.
-ON_DEFINITIONS = {"inspect_compat", "nltk_data"}
+#: The rules every room shares, one module per topic (``paper_protocol``: the paper's run protocol;
+#: ``copy_guards``, ``number_rules``, ``task_options``, ``errors``): modules that import no room.
+LEAVES = {"paper_protocol", "copy_guards", "number_rules", "task_options", "errors"}
+SHARED_ROOMS = {"prompts", "local", "inspect_compat", "nltk_data"} | LEAVES
+#: Shared modules that may import only the leaves.
+ON_LEAVES = {"inspect_compat", "nltk_data"}
 #: The entry points sit above every room.
 ENTRY_POINTS = {"_registry", "cli", "__init__"}
 
@@ -70,8 +69,8 @@ def _import_problem(path: Path) -> str | None:
         return None
     if room in LEAVES:
         return f"{name} imports from the package" if _imported_rooms(path) else None
-    if room in ON_DEFINITIONS:
-        return f"{name} imports a room" if not _imported_rooms(path) <= {"definitions"} else None
+    if room in ON_LEAVES:
+        return f"{name} imports a room" if not _imported_rooms(path) <= LEAVES else None
     foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
     return f"{name} ({room}) imports {sorted(foreign - ALLOWED[room])}" if foreign - ALLOWED[room] else None
 
@@ -95,6 +94,51 @@ def test_modules_are_short_and_say_what_they_are_for():
     assert not problems, "\n".join(problems)
 
 
+#: The longest a function may be, in lines from ``def`` to its end, docstring excluded: contributing.md's
+#: "functions read as one idea (about 60 lines at most)".
+MAX_FUNCTION_LINES = 60
+
+
+def _function_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """``node``'s length in lines, without its docstring (nested functions count toward it)."""
+    length = (node.end_lineno or node.lineno) - node.lineno + 1
+    first = node.body[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        length -= (first.end_lineno or first.lineno) - first.lineno + 1
+    return length
+
+
+def test_functions_read_as_one_idea():
+    problems = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}: {lines} lines"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (lines := _function_lines(node)) > MAX_FUNCTION_LINES
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_paper_default_says_which_paper_thing_it_is():
+    """``"paper"`` is a prompt variant, a judge variant and a backbone: a default names the one it is
+    (``PAPER_PROMPT_VARIANT``, ``PAPER_JUDGE_VARIANT``, ``PAPER_BACKBONE``), never the bare literal."""
+    bare = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            isinstance(default, ast.Constant) and default.value == "paper"
+            for default in [*node.args.defaults, *node.args.kw_defaults]
+        )
+    ]
+    assert bare == []
+
+
 def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
     """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
     imported the importer for the replay provider)."""
@@ -105,13 +149,8 @@ def test_rooms_are_the_documented_ones():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(ALLOWED) | {"cli"}
-    assert loose == {
-        "__init__.py",
-        "_registry.py",
-        "definitions.py",
-        "paper_protocol.py",
-        "inspect_compat.py",
-        "nltk_data.py",
+    assert loose == {"__init__.py", "_registry.py", "inspect_compat.py", "nltk_data.py"} | {
+        f"{leaf}.py" for leaf in LEAVES
     }
 
 
@@ -154,6 +193,23 @@ def test_private_inspect_apis_are_reached_only_through_inspect_compat():
         p.relative_to(PACKAGE) for p in MODULES if _reaches_private_inspect(p.read_text(encoding="utf-8"))
     ]
     assert [str(p) for p in users] == ["inspect_compat.py"]
+
+
+def test_the_output_cap_rule_has_one_home():
+    """``paper_protocol.output_cap`` is the cap every harness and check applies: no other module
+    reads the reasoning room or recomputes the per-sample cap (five modules did)."""
+
+    def reads_the_rule(path: Path) -> bool:
+        names = {
+            getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        }
+        return bool(names & {"REASONING_MAX_TOKENS", "max_tokens_for"})
+
+    readers = [
+        str(p.relative_to(PACKAGE)) for p in MODULES if p.name != "paper_protocol.py" and reads_the_rule(p)
+    ]
+    assert readers == []
 
 
 def test_every_module_imports():

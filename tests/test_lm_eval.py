@@ -15,8 +15,9 @@ from inspect_ai.model import ModelName
 from inspect_ai.solver import TaskState
 
 from narrative_infill.data.dataset import infill_dataset
-from narrative_infill.definitions import PARADIGMS, SETTINGS, NarrativeInfillError
+from narrative_infill.errors import NarrativeInfillError
 from narrative_infill.lm_eval import include_path
+from narrative_infill.paper_protocol import PARADIGMS, SETTINGS
 from narrative_infill.prompts import variants
 from narrative_infill.solvers import infill_prompt
 from narrative_infill.tasks.infill import TEMPERATURE, TOP_P, l2

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from narrative_infill.definitions import METEOR_PARAMS
+from narrative_infill.paper_protocol import METEOR_PARAMS
 from narrative_infill.scorers.metrics import lexical
 
 GOLD = "She ran to the bus, but the driver had already left the stop."

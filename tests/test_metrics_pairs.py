@@ -4,18 +4,17 @@
 import json
 
 import pytest
+from helpers import FIXTURES, SHARED, require_shared
 
-from narrative_infill.definitions import OptionError
+from narrative_infill.errors import OptionError
 from narrative_infill.extraction import extract_answer
+from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
 from narrative_infill.scorers.metrics.pairs import (
     METRIC_NAMES,
     metrics_signature,
     resolve_backbones,
     score_pairs,
 )
-from narrative_infill.scorers.metrics.embedding import BackboneUnavailable, minilm_path
-
-from helpers import FIXTURES, SHARED, require_shared
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 

@@ -19,8 +19,8 @@ import pytest
 from helpers import SHARED, require_shared
 
 from narrative_infill.analysis.floor import over_limit
+from narrative_infill.copy_guards import is_copied, is_story_reuse
 from narrative_infill.data.baselines import ORDER_FREE, baseline_answer
-from narrative_infill.definitions import is_copied, is_story_reuse
 from narrative_infill.extraction import extract_with
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.reuse import story_reuse
@@ -72,7 +72,9 @@ def _lowest_real_atavg(level: str, extraction: str) -> float:
     problems = dict(list(_problems(level).items())[:SCORED])
     records = [r for r in _responses()[level] if r["problem"] in problems]
     answers = [extract_with(extraction, r["response"], r["problem"]).text for r in records]
-    scores = score_pairs(answers, [r["gold_answer"] for r in records], resolve_backbones("minilm", None, None, None))
+    scores = score_pairs(
+        answers, [r["gold_answer"] for r in records], resolve_backbones("minilm", None, None, None)
+    )
     by_model = defaultdict(list)
     for record, score in zip(records, scores):
         by_model[record["model"]].append(score.values["atavg"])
@@ -101,4 +103,6 @@ def test_an_order_free_rule_is_flagged_or_below_every_real_model(rule, extractio
         if rule_atavg <= 0:  # the empty answer's AtAvg: not above the floor
             continue
         lowest = _lowest_real_atavg(level, extraction)
-        assert rule_atavg < lowest, f"{rule} at {level}: AtAvg {rule_atavg:.3f}, lowest real model {lowest:.3f}"
+        assert rule_atavg < lowest, (
+            f"{rule} at {level}: AtAvg {rule_atavg:.3f}, lowest real model {lowest:.3f}"
+        )

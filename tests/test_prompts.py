@@ -7,14 +7,14 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import APPENDIX_B, REFERENCE_MD, mock_model
 from inspect_ai import eval
 
 from narrative_infill.data.records import BLANK
-from narrative_infill.definitions import PARADIGMS, TELER_LEVELS, OptionError
+from narrative_infill.errors import OptionError
+from narrative_infill.paper_protocol import PARADIGMS, TELER_LEVELS
 from narrative_infill.prompts import fill_slots, prompt_template, variants
 from narrative_infill.tasks import infill_task
-
-from helpers import APPENDIX_B, REFERENCE_MD, mock_model
 
 SYSTEM = "There is content that is missing from the given text. Fill in the blank."
 TAGS = "Surround your answer with the tags <ANSWER> and </ANSWER>."

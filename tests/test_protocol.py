@@ -124,7 +124,7 @@ def test_a_message_sent_after_the_protocol_prompt_fails():
 
     from narrative_infill.analysis.submission.protocol import PROTOCOLS, sample_protocol_problem
     from narrative_infill.prompts import prompt_template
-    from narrative_infill.solvers.infill import max_tokens_for
+    from narrative_infill.paper_protocol import output_cap
 
     template = prompt_template("l2", "paper")
     problem, metadata = "They left. [blank] They slept.", {"n": 1, "unit": "sentence", "gold_tokens": 5}
@@ -133,7 +133,7 @@ def test_a_message_sent_after_the_protocol_prompt_fails():
 
     def sample(*sent):
         return SimpleNamespace(
-            input=problem, messages=[*sent, answer], metadata={**metadata, "max_tokens": max_tokens_for(5, 2)}
+            input=problem, messages=[*sent, answer], metadata={**metadata, "max_tokens": output_cap("l2", 5, factor=2)[0]}
         )
 
     assert sample_protocol_problem(sample(ChatMessageUser(content=prompt)), "l2", PROTOCOLS["demo"]) is None

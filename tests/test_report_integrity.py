@@ -14,7 +14,7 @@ from inspect_ai.model import get_model
 
 from narrative_infill.analysis.report.coverage import MARK
 from narrative_infill.cli import main
-from narrative_infill.definitions import DIMENSIONS
+from narrative_infill.paper_protocol import DIMENSIONS
 from narrative_infill.scorers.metrics import metrics
 from narrative_infill.tasks import infill_task
 

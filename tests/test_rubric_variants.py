@@ -19,8 +19,15 @@ from narrative_infill.analysis.export.eee import export_eee
 from narrative_infill.analysis.report.load import load_samples
 from narrative_infill.analysis.report.tables import build_report
 from narrative_infill.analysis.submission.build import setting_claims
-from narrative_infill.definitions import DIMENSIONS, OptionError
-from narrative_infill.scorers.judge.rubric import VARIANT_DIMENSIONS, dimensions_of, frame_dimensions
+from narrative_infill.errors import OptionError
+from narrative_infill.paper_protocol import DIMENSIONS
+from narrative_infill.scorers.judge.prompt import paper_prompt
+from narrative_infill.scorers.judge.rubric import (
+    JUDGE_VARIANTS,
+    JudgeVariant,
+    dimensions_of,
+    frame_dimensions,
+)
 from narrative_infill.scorers.metrics.pairs import ATAVG_COMPONENTS
 
 TOY = ("wit", "brevity")
@@ -43,9 +50,11 @@ def toy_judge():
 
 @pytest.fixture
 def toy_log(tmp_path, monkeypatch):
-    monkeypatch.setitem(VARIANT_DIMENSIONS, "toy", TOY)
+    monkeypatch.setitem(JUDGE_VARIANTS, "toy", JudgeVariant("toy", TOY, paper_prompt))
     samples = [Sample(input=f"Ann went out {i}. ____ Home.", target="x", id=f"s{i}") for i in range(2)]
-    task = Task(dataset=samples, solver=generate(), scorer=toy_judge(), name="l2", metadata={"template": "l2"})
+    task = Task(
+        dataset=samples, solver=generate(), scorer=toy_judge(), name="l2", metadata={"template": "l2"}
+    )
     [log] = eval(
         task,
         model=mock_model(lambda m, c: "<ANSWER>They met Bob.</ANSWER>"),
@@ -102,7 +111,7 @@ def test_a_toy_rubric_s_verdict_is_parsed_and_its_reply_shape_asked_for():
     """Failed before: the parser and the reply schema knew only the paper's five dimensions, so a
     variant with others could reach the report but never get a verdict read."""
     from narrative_infill.scorers.judge.parse import JudgementError, parse_judgement
-    from narrative_infill.scorers.judge.schema import reply_constraint
+    from narrative_infill.scorers.judge.schema import reply_constraint, reply_schema
 
     judgement = parse_judgement('{"Wit": 4, "Brevity": 2}', dimensions=TOY)
     assert judgement.scores == {"wit": 4, "brevity": 2}
@@ -111,7 +120,7 @@ def test_a_toy_rubric_s_verdict_is_parsed_and_its_reply_shape_asked_for():
         parse_judgement('{"Wit": 4, "Fluency": 2}', dimensions=TOY)  # another rubric's key is not this one's
     with pytest.raises(JudgementError, match="twice"):
         parse_judgement('{"Wit": 4, "wit": 5, "Brevity": 2}', dimensions=TOY)
-    _, shape = reply_constraint("openai/gpt-4.1-mini", "on", TOY)
+    _, shape = reply_constraint("openai/gpt-4.1-mini", "on", reply_schema(TOY))
     schema = shape.response_schema.json_schema
     assert schema.required == ["Wit", "Brevity"] and set(schema.properties) == {"Wit", "Brevity"}
     # the paper's five stay the default

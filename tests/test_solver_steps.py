@@ -7,9 +7,10 @@ from inspect_ai.model import get_model
 
 from narrative_infill.solvers.replay import replay_output
 from narrative_infill.data.dataset import infill_dataset
-from narrative_infill.prompts import PAPER, prompt_template
+from narrative_infill.paper_protocol import PAPER_PROMPT_VARIANT
+from narrative_infill.prompts import prompt_template
 from narrative_infill.solvers import generate_infill, infill_prompt
-from narrative_infill.solvers.infill import max_tokens_for
+from narrative_infill.paper_protocol import output_cap
 from narrative_infill.tasks.judge_check import fixed_answer, judge_check
 
 
@@ -28,11 +29,11 @@ def test_infill_prompt_and_generate_infill_send_the_template_and_the_per_sample_
 
     dataset = infill_dataset("demo", domain="sind", n=1)
     log = _run([infill_prompt("l1", system_role=True), generate_infill()], dataset, mock_model(respond))
-    template = prompt_template("l1", PAPER)
+    template = prompt_template("l1", PAPER_PROMPT_VARIANT)
     for (messages, config), sample in zip(seen, log.samples):
         assert [m.role for m in messages] == ["system", "user"] and messages[0].text == template.system
         assert sample.input in messages[1].text
-        assert config.max_tokens == max_tokens_for(sample.metadata["gold_tokens"], 2.0)
+        assert config.max_tokens == output_cap("l2", sample.metadata["gold_tokens"])[0]
         assert sample.metadata["max_tokens_rule"] == "per_sample"
 
 

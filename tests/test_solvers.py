@@ -6,9 +6,9 @@ from inspect_ai import eval
 from inspect_ai.model import GenerateConfig
 
 from narrative_infill.data.dataset import load_benchmark
-from narrative_infill.definitions import OptionError
+from narrative_infill.errors import OptionError
 from narrative_infill.paper_protocol import REASONING_MAX_TOKENS
-from narrative_infill.solvers.infill import max_tokens_for
+from narrative_infill.paper_protocol import output_cap
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
@@ -52,7 +52,7 @@ def test_fixed_cap_and_factor_override():
     seen, _ = _configs_by_problem(infill_task("l0", data="demo", n=1, max_tokens_factor=1.5))
     for instance in (i for i in instances if i.n == 1):
         [config] = [c for prompt, c in seen.items() if _asks(prompt, instance)]
-        assert config.max_tokens == max_tokens_for(instance.gold_tokens, 1.5)
+        assert config.max_tokens == output_cap("l2", instance.gold_tokens, factor=1.5)[0]
 
 
 def test_invalid_caps_are_rejected():

@@ -11,8 +11,8 @@ from statistics import fmean
 
 import pytest
 
+from narrative_infill.copy_guards import STORY_REUSE_THRESHOLD, is_story_reuse
 from narrative_infill.data.records import BLANK
-from narrative_infill.definitions import STORY_REUSE_THRESHOLD, is_story_reuse
 from narrative_infill.extraction import extract_with
 from narrative_infill.scorers.metrics.reuse import STORY_REUSE_MIN_WORDS, content_stems, story_reuse
 

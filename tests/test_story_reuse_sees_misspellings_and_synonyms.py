@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from narrative_infill.copy_guards import is_story_reuse
 from narrative_infill.data.baselines import blank_sides
-from narrative_infill.definitions import is_story_reuse
 from narrative_infill.scorers.metrics.reuse import EDIT_MIN_LETTERS, story_reuse
 
 DEMO = Path(__file__).parents[1] / "narrative_infill" / "data" / "demo.jsonl"

@@ -16,7 +16,7 @@ from inspect_ai.scorer import Score
 from narrative_infill.analysis.importer import import_generations
 from narrative_infill.analysis.submission.build import build_submission
 from narrative_infill.cli import main
-from narrative_infill.definitions import DIMENSIONS
+from narrative_infill.paper_protocol import DIMENSIONS
 from narrative_infill.scorers.metrics.pairs import METRIC_NAMES
 
 ATAVG = 0.147

@@ -82,7 +82,7 @@ def test_eval_set_mixes_with_another_suite(tmp_path):
 @pytest.mark.parametrize("roles", ["grader,grader2", ["grader", "grader2"]])
 def test_judge_roles_split_as_the_data_filters_do(monkeypatch, roles):
     """``-T judge_roles=grader,grader2`` was one role named "grader,grader2" while ``-T domain=a,b``
-    was two domains: both now go through definitions.as_list."""
+    was two domains: both now go through task_options.as_list."""
     import narrative_infill.tasks.infill as infill
 
     asked = {}

@@ -24,7 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..definitions import DIMENSIONS, NarrativeInfillError, none_if_nan
+from ..errors import NarrativeInfillError
+from ..number_rules import none_if_nan
+from ..paper_protocol import DIMENSIONS
 from ..scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from .report.baselines import is_baseline
 from .report.cells import sample_narratives

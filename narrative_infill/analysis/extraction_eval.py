@@ -17,7 +17,7 @@ from pathlib import Path
 from statistics import fmean
 
 from ..data.jsonl import iter_jsonl
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 from ..extraction import Extraction, extract_answer
 from ..scorers.metrics.lexical import chrf, rouge1_f1
 

@@ -5,8 +5,8 @@ both mark an entry by the same rules and the same words.
 
 **The floor** is the best AtAvg a null rule (``data.baselines.NULL_RULES``: every baseline but the
 gold) scores on the entry's own instances, taken over the rules the story guards do not flag: a
-rule whose share of copied answers (``definitions.is_copied``) or of story-reuse answers
-(``definitions.is_story_reuse``) is above ``COPIED_SHARE_LIMIT`` on those instances is left out.
+rule whose share of copied answers (``copy_guards.is_copied``) or of story-reuse answers
+(``copy_guards.is_story_reuse``) is above ``COPIED_SHARE_LIMIT`` on those instances is left out.
 Why not every rule: a flagged rule is caught by the guards, so as an entry it would be shown but
 never ranked; taking it into the floor would also push the floor above honest models (under the
 authors' extraction the whole story copied scores above 18-20 of the paper's 20 models), so that
@@ -26,11 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..definitions import (
-    CONTEXT_COPY_THRESHOLD,
-    COPIED_SHARE_LIMIT,
-    STORY_REUSE_THRESHOLD,
-)
+from ..copy_guards import CONTEXT_COPY_THRESHOLD, COPIED_SHARE_LIMIT, STORY_REUSE_THRESHOLD
 
 ABOVE = "above the floor"
 #: A null rule's mark when no guard flags it: it is one of the rules the floor is the best of.

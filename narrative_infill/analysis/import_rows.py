@@ -23,7 +23,9 @@ from ..data.jsonl import check_columns, iter_jsonl, read_csv_frame
 from ..data.limits import check_rows, check_xlsx, oversized_fields
 from ..data.records import MASKED_SENTENCES, blank_problem, id_key, parse_integer
 from ..data.text import is_invisible
-from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError, is_missing
+from ..errors import NarrativeInfillError
+from ..number_rules import is_missing
+from ..paper_protocol import PARADIGMS, TELER_LEVELS
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}

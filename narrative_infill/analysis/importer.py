@@ -26,8 +26,9 @@ from inspect_ai.scorer import Scorer
 from ..data.atomic import atomic_dir
 from ..data.narrative import NARRATIVE, record_narrative, story_of
 from ..data.records import breakdown_fields
-from ..definitions import NarrativeInfillError, OptionError, is_missing
+from ..errors import NarrativeInfillError, OptionError
 from ..inspect_compat import add_samples, replayed_sample
+from ..number_rules import is_missing
 from ..solvers.replay import replay_output
 from .import_rows import ImportedRow, integer_field, read_generations, sample_id, text_field
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..data.jsonl import iter_jsonl, read_utf8
-from ..definitions import PARADIGMS, SETTINGS, NarrativeInfillError
+from ..errors import NarrativeInfillError
+from ..paper_protocol import SETTINGS, output_cap
 from .import_rows import model_name_problem
 from .importer import ImportedRow, write_imported
 
@@ -196,11 +197,10 @@ def _row(task: LmEvalTask, line: int, sample: dict[str, Any], model: str) -> Imp
 
 
 def _cap_rule(task: LmEvalTask) -> str:
-    """How the samples' caps were set: a user's ``--gen_kwargs max_gen_toks`` (the task files set
-    none), else the reasoning tasks' default, else per sample: the Inspect solver's rule names."""
-    if (task.config.get("generation_kwargs") or {}).get("max_gen_toks") is not None:
-        return "user"
-    return "task_default" if task.options["template"] in PARADIGMS else "per_sample"
+    """How the samples' caps were set (``paper_protocol.output_cap``'s rule names): a user's
+    ``--gen_kwargs max_gen_toks`` (the task files set none), else the setting's own rule."""
+    user_cap = (task.config.get("generation_kwargs") or {}).get("max_gen_toks")
+    return output_cap(task.options["template"], 0, user_cap)[1]
 
 
 def model_name(results: dict[str, Any], where: Path) -> str:

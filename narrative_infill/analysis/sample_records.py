@@ -22,7 +22,8 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ..definitions import NarrativeInfillError, none_if_nan
+from ..errors import NarrativeInfillError
+from ..number_rules import none_if_nan
 
 #: Disagreeing samples named in an error before the rest are only counted.
 NAMED = 5

@@ -31,9 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..definitions import SAME_NUMBER_TOLERANCE
+from ..number_rules import CONFIDENCE, SAME_NUMBER_TOLERANCE
 
-CONFIDENCE = 0.95
 #: Bootstrap draws (the ranking coefficients of ``report --compare-paper``).
 RESAMPLES = 2000
 POWER = 0.8

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 from . import compare, data, export, lm_eval, local, results, runs
 
 

@@ -36,7 +36,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands) -> None:
-    compare = command(commands, _compare)
+    compare = command(commands, "compare", _compare)
     compare.add_argument("a", help="run A: a log, or a folder of one run's logs")
     compare.add_argument("b", help="run B: a log, or a folder of one run's logs")
     compare.add_argument(

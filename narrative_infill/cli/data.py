@@ -63,13 +63,13 @@ def add_commands(commands) -> None:
     from ..data.builder import POLICIES
     from ..data.sources import SOURCES
 
-    extract = command(commands, _extract_eval)
+    extract = command(commands, "extract-eval", _extract_eval)
     extract.add_argument(
         "file", type=Path, help="JSONL with response, problem, expected (and optional n, model)"
     )
     extract.add_argument("--errors", action="store_true", help="list each mismatch with expected and got")
 
-    builder = command(commands, _build)
+    builder = command(commands, "build", _build)
     builder.add_argument("--source", required=True, choices=SOURCES)
     builder.add_argument(
         "files", nargs="+", help="source files (cnn_dailymail/wikipedia also accept hf or hf:CONFIG:SPLIT)"
@@ -91,5 +91,5 @@ def add_commands(commands) -> None:
         "--max-tokens", type=int, help="skip narratives longer than this (words and punctuation)"
     )
 
-    stats = command(commands, _build_stats)
+    stats = command(commands, "build-stats", _build_stats)
     stats.add_argument("file", type=Path)

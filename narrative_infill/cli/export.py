@@ -35,7 +35,7 @@ def _register(args: argparse.Namespace) -> int:
 def add_commands(commands) -> None:
     export = commands.add_parser("export", help="logs in other projects' result formats")
     formats = export.add_subparsers(dest="format", required=True)
-    eee = command(formats, _eee)
+    eee = command(formats, "eee", _eee)
     eee.add_argument("logs", nargs="+", help=".eval logs or folders of them")
     output_option(eee, "folder; files go under DIR/data/")
     eee.add_argument(
@@ -48,7 +48,7 @@ def add_commands(commands) -> None:
         help="the evaluator's relationship to the model (default: third_party)",
     )
     high_inclusive_option(eee, "High%%")
-    register = command(formats, _register)
+    register = command(formats, "register", _register)
     register.add_argument(
         "--repository-url", required=True, help="the published code: https://github.com/OWNER/REPO"
     )

@@ -21,4 +21,4 @@ def _lm_eval_tasks(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands) -> None:
-    command(commands, _lm_eval_tasks)
+    command(commands, "lm-eval-tasks", _lm_eval_tasks)

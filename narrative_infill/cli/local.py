@@ -126,7 +126,7 @@ def _port(value: str) -> int:
 def add_commands(commands) -> None:
     from ..local.server import DEFAULT_PORT
 
-    serve = command(commands, _serve)
+    serve = command(commands, "serve", _serve)
     serve.add_argument(
         "--engine", choices=sorted(PROVIDERS), default="llama-cpp", help="(default: llama-cpp)"
     )
@@ -143,12 +143,12 @@ def add_commands(commands) -> None:
     )
     serve.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...] to run while serving")
 
-    local_model = command(commands, _local_model)
+    local_model = command(commands, "local-model", _local_model)
     local_model.add_argument(
         "--format", choices=["gguf", "hf"], default="gguf", help="gguf (llama.cpp) or hf (vLLM, transformers)"
     )
 
-    setup = command(commands, _setup_data)
+    setup = command(commands, "setup-data", _setup_data)
     setup.add_argument(
         "--dir", type=Path, help="NLTK data directory (default: $NLTK_DATA or <venv>/nltk_data)"
     )

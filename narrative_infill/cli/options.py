@@ -8,15 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..definitions import high_label
+from ..paper_protocol import high_label
 
 
-def command(commands, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-    """The subcommand ``run`` handles, named after it (``_build_stats``: ``build-stats``); its
-    docstring's first paragraph is the command's help, the rest its description."""
+def command(commands, name: str, run: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    """The subcommand ``name``, which ``run`` handles; ``run``'s docstring's first paragraph is the
+    command's help, the rest its description."""
     help, _, description = inspect.cleandoc(run.__doc__ or "").partition("\n\n")
     parser = commands.add_parser(
-        run.__name__.strip("_").replace("_", "-"),
+        name,
         help=" ".join(help.split()),
         description=" ".join(description.split()) or None,
     )
@@ -30,7 +30,7 @@ def output_option(parser: argparse.ArgumentParser, help: str, type: Callable[[st
 
 
 def high_inclusive_option(parser: argparse.ArgumentParser, counted: str) -> None:
-    """The same switch of the High% rule (``definitions.is_high``) for every command that counts it."""
+    """The same switch of the High% rule (``paper_protocol.is_high``) for every command that counts it."""
     parser.add_argument(
         "--high-inclusive",
         action="store_true",

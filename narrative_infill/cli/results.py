@@ -8,7 +8,7 @@ import shlex
 import time
 from pathlib import Path
 
-from ..definitions import OptionError
+from ..errors import OptionError
 from ..paper_protocol import PUBLISHED_INSTANCES
 from .options import command, high_inclusive_option, output_option, passed
 
@@ -189,7 +189,7 @@ def add_commands(commands) -> None:
 
 def _add_submit(commands) -> None:
     """``submit``: one model's logs as a submission file."""
-    submit = command(commands, _submit)
+    submit = command(commands, "submit", _submit)
     submit.add_argument("logs", nargs="+", help="log files or folders of one model")
     output_option(submit, "submission.json")
     submit.add_argument(
@@ -210,7 +210,7 @@ def _add_submit(commands) -> None:
 
 def _add_verify(commands) -> None:
     """``verify``: a submission checked against its logs."""
-    verifier = command(commands, _verify)
+    verifier = command(commands, "verify", _verify)
     verifier.add_argument("submission", type=Path)
     verifier.add_argument("--logs", type=Path, help="folder holding the submission's logs")
     verifier.add_argument(
@@ -234,7 +234,7 @@ def _add_verify(commands) -> None:
 
 def _add_leaderboard(commands) -> None:
     """``leaderboard``: the site of verified submissions."""
-    board = command(commands, _leaderboard)
+    board = command(commands, "leaderboard", _leaderboard)
     board.add_argument("submissions", type=Path, help="folder of submission .json files")
     board.add_argument(
         "--logs", type=Path, help="folder holding every submission's logs: verify each one here for its badge"
@@ -256,7 +256,7 @@ def _add_leaderboard(commands) -> None:
 
 def _add_annotate(commands) -> None:
     """``annotate``: the human rating study's server."""
-    annotate = command(commands, _annotate)
+    annotate = command(commands, "annotate", _annotate)
     annotate.add_argument("logs", nargs="+", help="log files or folders to draw the study's samples from")
     output_option(annotate, "the study folder (manifest, ratings, ratings.csv)")
     annotate.add_argument(
@@ -272,7 +272,7 @@ def _add_annotate(commands) -> None:
 
 def _add_report(commands) -> None:
     """``report``: the paper's tables from logs."""
-    reporter = command(commands, _report)
+    reporter = command(commands, "report", _report)
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
     output_option(reporter, "directory for report.md, CSVs and PNGs")
     high_inclusive_option(reporter, "High%%")

@@ -7,8 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..definitions import OptionError, as_list
-from ..paper_protocol import JUDGE_MODEL
+from ..errors import OptionError
+from ..paper_protocol import JUDGE_MODEL, PAPER_JUDGE_VARIANT
+from ..task_options import as_list
 from .options import command, model_role_option, output_option, passed
 
 
@@ -176,13 +177,16 @@ def _listed(values: list[str] | None) -> list[str] | None:
 
 
 def add_commands(commands) -> None:
+    _add_import(commands)
+    _add_judge_check(commands)
+    _add_grid(commands)
+
+
+def _add_import(commands) -> None:
     from ..data.baselines import BASELINES
     from ..extraction import DEFAULT_EXTRACTION, EXTRACTIONS
-    from ..scorers.judge.prompt import VARIANTS
-    from ..scorers.judge.schema import MODES
-    from ..tasks.judge_check import MIN_GAP
 
-    importer = command(commands, _import)
+    importer = command(commands, "import", _import)
     importer.add_argument(
         "files",
         nargs="+",
@@ -220,18 +224,26 @@ def add_commands(commands) -> None:
         f"'grader={{model: {JUDGE_MODEL}, batch: true}}'",
     )
 
-    checker = command(commands, _judge_check)
+
+def _add_judge_check(commands) -> None:
+    from ..scorers.judge.rubric import JUDGE_VARIANTS
+    from ..scorers.judge.schema import MODES
+    from ..tasks.judge_check import MIN_GAP
+
+    checker = command(commands, "judge-check", _judge_check)
     model_role_option(checker, f"the grader, as for inspect eval: grader={JUDGE_MODEL}", required=True)
     checker.add_argument("--data", default="demo", help="instances, as the tasks' -T data (default: demo)")
     checker.add_argument("-n", "--n", type=int, default=12, help="instances (each judged twice)")
-    checker.add_argument("--judge-variant", default=VARIANTS[0], choices=VARIANTS)
+    checker.add_argument("--judge-variant", default=PAPER_JUDGE_VARIANT, choices=list(JUDGE_VARIANTS))
     checker.add_argument("--structured", default=MODES[0], choices=MODES)
     checker.add_argument("--min-gap", type=float, default=MIN_GAP, help="smallest acceptable QAvg gap")
     checker.add_argument("--log-dir", default="logs/judge-check")
     checker.add_argument("--max-retries", type=int, default=2)
     checker.add_argument("--timeout", type=int, default=120)
 
-    grid = command(commands, _grid)
+
+def _add_grid(commands) -> None:
+    grid = command(commands, "grid", _grid)
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
     grid.add_argument(
         "--models", action="append", help="model names or hub ids to run (repeat or comma-separate)"

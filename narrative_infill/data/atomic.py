@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 
 #: The file an output folder carries: which command wrote it and the files it wrote.
 MARKER = ".narrative-infill-output"

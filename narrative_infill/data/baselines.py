@@ -36,7 +36,7 @@ import random
 import re
 from collections.abc import Callable
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 from .records import BLANK
 from .text import normalise_space, split_sentences
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..definitions import NarrativeInfillError, OptionError
+from ..errors import NarrativeInfillError, OptionError
 from .atomic import atomic_file
 from .jsonl import csv_rows, iter_jsonl
 from .records import BLANK, SCHEMA, blank_position, breakdown_fields, canonical_domain

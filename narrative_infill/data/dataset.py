@@ -17,7 +17,8 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..definitions import NarrativeInfillError, as_list
+from ..errors import NarrativeInfillError
+from ..task_options import as_list
 from .jsonl import csv_rows, iter_jsonl
 from .limits import check_fields, check_parquet, check_parquet_footer, check_rows
 from .narrative import NARRATIVE, narrative_key
@@ -44,13 +45,13 @@ class DataSourceError(NarrativeInfillError, ValueError):
 class LoadedBenchmark:
     origin: str
     instances: list[Instance]
-    quirks: Counter
+    irregularities: Counter
     #: what exactly was read: a file's SHA-256, or the hub commit the revision resolved to
     identity: dict[str, str]
 
-    def quirk_summary(self) -> str:
-        counts = ", ".join(f"{name}: {count}" for name, count in sorted(self.quirks.items()))
-        return f"{self.origin}: {len(self.instances)} instances; content quirks ({counts})"
+    def irregularity_summary(self) -> str:
+        counts = ", ".join(f"{name}: {count}" for name, count in sorted(self.irregularities.items()))
+        return f"{self.origin}: {len(self.instances)} instances; content irregularities ({counts})"
 
 
 def _rows_from_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -152,7 +153,7 @@ def read_records(
 
 
 def load_benchmark(data: str = "hf", revision: str | None = None) -> LoadedBenchmark:
-    """Validate every record of a source; raise on structural faults, count content quirks.
+    """Validate every record of a source; raise on structural faults, count content irregularities.
 
     Parsed once per process and source: an eval-set of all nine tasks splits the full
     benchmark's sentences once, not nine times. A local file is re-read when it changes.
@@ -161,8 +162,8 @@ def load_benchmark(data: str = "hf", revision: str | None = None) -> LoadedBench
     stat = path.stat() if path.is_file() else None
     stamp = (stat.st_mtime_ns, stat.st_size) if stat else None
     loaded = _load_benchmark(data, revision, stamp)
-    if loaded.quirks:
-        logger.warning(loaded.quirk_summary())
+    if loaded.irregularities:
+        logger.warning(loaded.irregularity_summary())
     return loaded
 
 
@@ -185,8 +186,8 @@ def _load_benchmark(data: str, revision: str | None, stamp: tuple[int, int] | No
         instances.append(instance)
     if not instances:
         raise DataSourceError(f"{origin}: no records")
-    quirks = Counter(q for instance in instances for q in instance.quirks)
-    return LoadedBenchmark(origin, instances, quirks, source_identity(data, revision))
+    irregularities = Counter(kind for instance in instances for kind in instance.irregularities)
+    return LoadedBenchmark(origin, instances, irregularities, source_identity(data, revision))
 
 
 def _repeated_id(sample_id: str, row: int, other: str) -> str:

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..definitions import is_missing
+from ..number_rules import is_missing
 from .records import canonical_domain
 from .text import normalise_space
 

@@ -3,7 +3,7 @@
 A record is one row of the published CSV schema
 ``dataset,ref_id,source_text,problem,gold_answer,unit,n,unit_idx``. Structural faults make
 a record unusable and raise :class:`InvalidRecordError` naming the file, row, instance and
-field. Content quirks (the published data has a few) are recorded on the instance and
+field. Content irregularities (the published data has a few) are recorded on the instance and
 counted by the loader, never fatal and never silently fixed.
 """
 
@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
-from ..definitions import NarrativeInfillError, is_missing
+from ..errors import NarrativeInfillError
+from ..number_rules import is_missing
 from .text import EOS_DOMAINS, count_tokens, normalise_space, remove_eos, split_sentences
 
 SCHEMA = ("dataset", "ref_id", "source_text", "problem", "gold_answer", "unit", "n", "unit_idx")
@@ -127,7 +128,7 @@ class Instance:
     narrative_sentences: int
     position: Position
     gold_tokens: int
-    quirks: tuple[str, ...] = field(default_factory=tuple)
+    irregularities: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def sample_id(self) -> str:
@@ -146,7 +147,7 @@ class Instance:
             "narrative_sentences": self.narrative_sentences,
             "gold_tokens": self.gold_tokens,
             "source_text": self.source_text,
-            "quirks": list(self.quirks),
+            "irregularities": list(self.irregularities),
         }
 
 
@@ -247,14 +248,14 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
     blanks = _BLANK_RUN.findall(problem)
 
     breakdowns = breakdown_fields(dataset, unit_idx, problem, source_text)
-    quirks = []
+    irregularities = []
     if blanks[0] != BLANK:
-        quirks.append("nonstandard_blank")
+        irregularities.append("nonstandard_blank")
     filled = problem.replace(blanks[0], gold, 1)
     if normalise_space(filled) != normalise_space(remove_eos(source_text)):
-        quirks.append("gold_does_not_reproduce_source")
+        irregularities.append("gold_does_not_reproduce_source")
     if unit_idx + n > breakdowns["narrative_sentences"]:
-        quirks.append("span_beyond_source_sentences")
+        irregularities.append("span_beyond_source_sentences")
 
     return Instance(
         **breakdowns,
@@ -267,7 +268,7 @@ def parse_record(record: Mapping[str, Any], origin: str, row: int) -> Instance:
         n=n,
         unit_idx=unit_idx,
         gold_tokens=count_tokens(gold),
-        quirks=tuple(quirks),
+        irregularities=tuple(irregularities),
     )
 
 

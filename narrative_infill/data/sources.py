@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..definitions import NarrativeInfillError, OptionError
+from ..errors import NarrativeInfillError, OptionError
 from .builder import Narrative
 from .jsonl import csv_rows, iter_jsonl, parse_json, read_utf8
 from .records import canonical_domain, id_key

@@ -164,6 +164,31 @@ def _sentence_start(text: str, position: int) -> int:
     return _drop_glued_end(text, 0, position)
 
 
+def _uncovered_runs(length: int, covered) -> list[tuple[int, int]]:
+    """The runs of word positions below ``length`` that no restated context covers, as (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for position in range(length):
+        if position in covered:
+            continue
+        if runs and runs[-1][1] == position - 1:
+            runs[-1] = (runs[-1][0], position)
+        else:
+            runs.append((position, position))
+    return runs
+
+
+def _end_before_lead_in(response: str, start: int, end: int, opens_response: bool) -> int:
+    """Where a run glued to a restated right-context sentence ends once its lead-in into that
+    sentence is dropped: the whole glued sentence part where the run opens the response, else
+    only a lead-in of at most ``MAX_LEAD_IN_WORDS`` words."""
+    lead_in_start = _drop_glued_end(response, start, end)
+    if opens_response or (
+        start < lead_in_start and len(_WORD.findall(response, lead_in_start, end)) <= MAX_LEAD_IN_WORDS
+    ):
+        return lead_in_start
+    return end
+
+
 def recover_infill(response: str, problem: str) -> Restatement:
     """Keep the response text that is not a restatement of the problem's context.
 
@@ -182,18 +207,9 @@ def recover_infill(response: str, problem: str) -> Restatement:
     if not covered:
         return Restatement(response, False)
 
-    runs: list[tuple[int, int]] = []  # uncovered word runs, as (first, last) word positions
-    for position in range(len(words.norm)):
-        if position in covered:
-            continue
-        if runs and runs[-1][1] == position - 1:
-            runs[-1] = (runs[-1][0], position)
-        else:
-            runs.append((position, position))
-
     kept: list[str] = []
     extension = None  # a kept run that extends the sentence after the blank, from that sentence's start
-    for first, last in runs:
+    for first, last in _uncovered_runs(len(words.norm), covered):
         start, end = words.spans[first][0], words.spans[last][1]
         after = words.spans[last + 1][0] if last + 1 < len(words.norm) else len(response)
         # Take the punctuation that closes the run's last word (".", "!", ",").
@@ -224,12 +240,7 @@ def recover_infill(response: str, problem: str) -> Restatement:
             elif after_side is None:
                 start = fragment_end  # the restated story's ending, extended: an edit
         if glued_right and left_covered:
-            lead_in_start = _drop_glued_end(response, start, end)
-            if before_side is None or (
-                start < lead_in_start
-                and len(_WORD.findall(response, lead_in_start, end)) <= MAX_LEAD_IN_WORDS
-            ):
-                end = lead_in_start
+            end = _end_before_lead_in(response, start, end, opens_response=before_side is None)
         piece = response[start:end].strip()
         if re.search(r"\w", piece):
             kept.append(piece)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..definitions import PARADIGMS, TELER_LEVELS
+from ..paper_protocol import PARADIGMS, TELER_LEVELS
 from ..prompts import prompt_template, variants
 
 _EXAMPLE = re.compile(r"problem: \"([^\"]+)\"\s*\nAnswer: (?:<ANSWER>|\")([^<\"]+)(?:</ANSWER>|\")")

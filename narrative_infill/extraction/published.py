@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..definitions import OptionError
+from ..errors import OptionError
 from .rules import Extraction, ExtractionStatus, extract_answer
 
 #: The published regular expression is ``<ANSWER>\s*(.*?)\s*</ANSWER>`` (``re.DOTALL |

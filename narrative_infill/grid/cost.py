@@ -22,8 +22,7 @@ from typing import Any
 
 import yaml
 
-from ..definitions import DIMENSIONS, PARADIGMS
-from ..paper_protocol import CAP_FACTOR, REASONING_MAX_TOKENS
+from ..paper_protocol import CAP_FACTOR, DIMENSIONS, PARADIGMS, REASONING_MAX_TOKENS
 from .plan import GridError, Plan, Run
 from .slurm import gpus
 

@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 
 from ..data.jsonl import read_utf8
-from ..definitions import PARADIGMS, TELER_LEVELS, NarrativeInfillError
-from ..paper_protocol import PUBLISHED_INSTANCES
+from ..errors import NarrativeInfillError
+from ..paper_protocol import PARADIGMS, PUBLISHED_INSTANCES, TELER_LEVELS
 
 STUDIES = ("main", "seeds", "judges")
 #: Arguments Inspect's vLLM provider takes itself; every other ``-M`` key goes to ``vllm serve``.

@@ -13,11 +13,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ..definitions import PARADIGMS, SETTINGS, OptionError
+from ..errors import OptionError
 from ..extraction import DEFAULT_EXTRACTION, check_extraction
-from ..paper_protocol import REASONING_MAX_TOKENS
-from ..prompts import PAPER, prompt_template
-from ..solvers.infill import max_tokens_for
+from ..paper_protocol import CAP_FACTOR, PAPER_PROMPT_VARIANT, SETTINGS, output_cap
+from ..prompts import prompt_template
 
 
 @dataclass(frozen=True)
@@ -35,10 +34,10 @@ class HarnessOptions:
     position: str | list[str] | None = None
     min_sentences: int | None = None
     max_sentences: int | None = None
-    variant: str = PAPER
+    variant: str = PAPER_PROMPT_VARIANT
     system_role: bool = False
     unit: str | None = None
-    max_tokens_factor: float = 2.0
+    max_tokens_factor: float = CAP_FACTOR
     backbone: str = "auto"
     extraction: str = DEFAULT_EXTRACTION
 
@@ -74,10 +73,5 @@ class HarnessOptions:
         return asdict(self)
 
     def output_cap(self, gold_tokens: int, user_cap: int | None) -> tuple[int, str]:
-        """(cap, rule) of the Inspect tasks' solver: the user's cap wins, then the reasoning
-        tasks' fixed default, else ``max_tokens_factor`` x the gold span (paper §3.2)."""
-        if user_cap:
-            return int(user_cap), "user"
-        if self.template in PARADIGMS:
-            return REASONING_MAX_TOKENS, "task_default"
-        return max_tokens_for(gold_tokens, self.max_tokens_factor), "per_sample"
+        """(cap, rule) of the Inspect tasks' solver (``paper_protocol.output_cap``)."""
+        return output_cap(self.template, gold_tokens, user_cap, self.max_tokens_factor)

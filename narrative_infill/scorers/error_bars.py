@@ -17,6 +17,7 @@ breakdown no sample has a field for is left out of the log.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -25,13 +26,11 @@ from inspect_ai.scorer import Metric, SampleScore, Value, ci, grouped, mean, met
 
 from ..data.narrative import LENGTH_BUCKETS, NARRATIVE, is_own_cluster, length_bucket, narrative_of
 from ..data.records import POSITIONS
-from ..definitions import is_missing
 from ..inspect_compat import logged_as
+from ..number_rules import CONFIDENCE, is_missing
 
 logger = logging.getLogger(__name__)
 
-#: The confidence level of the headline keys' interval.
-CONFIDENCE = 0.95
 #: Breakdown -> the group a sample's metadata puts it in, as the log names it (None: unknown).
 BREAKDOWNS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "domain": lambda m: _text(m.get("domain")),
@@ -92,8 +91,17 @@ def narrative_stderr() -> Metric:
 
 
 def narrative_ci() -> Metric:
-    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative."""
-    return _on_narratives(ci(level=CONFIDENCE, cluster=NARRATIVE))
+    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative;
+    nan bounds over no values (Inspect's ``ci`` gives 0 and 0, which the terminal table showed
+    beside the nan mean of a run without a judge as if it were an interval)."""
+    inner = ci(level=CONFIDENCE, cluster=NARRATIVE)
+
+    def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            return {"lower": math.nan, "upper": math.nan}
+        return inner(with_narratives(scores))  # type: ignore[arg-type]
+
+    return logged_as(inner, compute)
 
 
 @metric

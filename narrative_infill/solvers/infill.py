@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import math
-
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..definitions import OptionError
+from ..errors import OptionError
 from ..inspect_compat import active_generate_config
 from ..local.served_context import fit_served_context
-from ..paper_protocol import CAP_FACTOR
-from ..prompts import PAPER, prompt_template
+from ..paper_protocol import CAP_FACTOR, PAPER_PROMPT_VARIANT, output_cap
+from ..prompts import prompt_template
 from .valid_output import make_output_valid
 
 
 @solver
 def infill_prompt(
-    task: str, variant: str = PAPER, system_role: bool = False, unit: str | None = None
+    task: str, variant: str = PAPER_PROMPT_VARIANT, system_role: bool = False, unit: str | None = None
 ) -> Solver:
     """Replace the conversation with the rendered benchmark prompt.
 
@@ -48,11 +46,6 @@ def infill_prompt(
     return solve
 
 
-def max_tokens_for(gold_tokens: int, factor: float) -> int:
-    """The paper's cap: ``factor`` (``CAP_FACTOR``) times the masked span's length, at least one token."""
-    return max(1, math.ceil(factor * gold_tokens))
-
-
 def _user_max_tokens() -> int | None:
     """A cap the user set for the run (``--max-tokens``, the eval's or the model's
     ``GenerateConfig``): it always wins over the task's own rule."""
@@ -64,16 +57,17 @@ def _user_max_tokens() -> int | None:
 def generate_infill(
     max_tokens: int | None = None,
     max_tokens_factor: float = CAP_FACTOR,
-    default_max_tokens: int | None = None,
+    setting: str = "l0",
 ) -> Solver:
-    """Generate with the output cap: the user's, else a fixed default, else per sample.
+    """Generate with the output cap of ``paper_protocol.output_cap``: the user's, else the
+    setting's fixed room (reasoning paradigms), else per sample.
 
     Args:
         max_tokens: a fixed cap for every sample (``-T max_tokens``).
         max_tokens_factor: multiple of the gold span's length (``gold_tokens`` metadata,
             words plus punctuation marks) used as the per-sample cap (the paper: 2).
-        default_max_tokens: a fixed cap used instead of the per-sample one when the user
-            sets none (the reasoning tasks: ``paper_protocol.REASONING_MAX_TOKENS``).
+        setting: the task's setting (l0..l4, abductive, causal, cot, counterfactual): a
+            reasoning paradigm gets ``paper_protocol.REASONING_MAX_TOKENS`` when the user sets no cap.
 
     The sample's metadata records the cap (``max_tokens``) and where it came from
     (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``); on a vLLM server, a cap
@@ -87,12 +81,8 @@ def generate_infill(
         raise OptionError(f"max_tokens_factor must be positive (a number), got {max_tokens_factor!r}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if cap := max_tokens or _user_max_tokens():
-            rule = "user"
-        elif cap := default_max_tokens:
-            rule = "task_default"
-        else:
-            cap, rule = max_tokens_for(state.metadata["gold_tokens"], max_tokens_factor), "per_sample"
+        user_cap = max_tokens or _user_max_tokens()
+        cap, rule = output_cap(setting, state.metadata["gold_tokens"], user_cap, max_tokens_factor)
         state.metadata["max_tokens_rule"] = rule
         state.metadata["max_tokens"] = cap = await fit_served_context(get_model(), state, cap)
         state = await generate(state, max_tokens=cap)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter
 
 from inspect_ai import Task, task
@@ -11,15 +10,21 @@ from inspect_ai.scorer import Scorer
 
 # Absolute imports: `inspect eval narrative_infill/tasks/infill.py@l2` loads this file outside its package.
 from narrative_infill.data.dataset import infill_dataset, load_benchmark
-from narrative_infill.definitions import PARADIGMS, OptionError, as_list
+from narrative_infill.errors import OptionError
 from narrative_infill.inspect_compat import shown_by_inspect
-from narrative_infill.paper_protocol import CAP_FACTOR, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
-from narrative_infill.prompts import PAPER
+from narrative_infill.paper_protocol import (
+    CAP_FACTOR,
+    PAPER_JUDGE_VARIANT,
+    PAPER_PROMPT_VARIANT,
+    TEMPERATURE,
+    TOP_P,
+)
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
+from narrative_infill.task_options import as_list
 
 #: The tasks' version, its one home (every log records it as Inspect's task_version; the lm-eval task
 #: files restate it and tests/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
@@ -44,14 +49,14 @@ def infill_task(
     min_sentences: int | None = None,
     max_sentences: int | None = None,
     subset: str | None = None,
-    variant: str = PAPER,
+    variant: str = PAPER_PROMPT_VARIANT,
     system_role: bool = False,
     unit: str | None = None,
     max_tokens: int | None = None,
     max_tokens_factor: float = CAP_FACTOR,
     backbone: str = "auto",
     judge: bool | None = None,
-    judge_variant: str = "paper",
+    judge_variant: str = PAPER_JUDGE_VARIANT,
     judge_roles: str | list[str] = "grader",
     grader_model: str | None = None,
     judge_structured: str | bool = "auto",
@@ -91,29 +96,17 @@ def infill_task(
     """
     if judge not in (None, True, False):
         raise OptionError(f"judge must be true or false (or left out), got {judge!r}")
-    dataset = infill_dataset(
-        data,
-        revision,
-        subset,
-        domain=domain,
-        n=n,
-        position=position,
-        min_sentences=min_sentences,
-        max_sentences=max_sentences,
-    )
-    quirks = Counter(quirk for sample in dataset for quirk in (sample.metadata or {})["quirks"])
+    filters = dict(domain=domain, n=n, position=position, min_sentences=min_sentences)
+    dataset = infill_dataset(data, revision, subset, **filters, max_sentences=max_sentences)
     scorers = [metrics(backbone=backbone, extraction=extraction)]
     if judge is not False:
         scorers.append(_judge(judge_variant, judge_roles, grader_model, judge_structured, extraction, judge))
+    irregularities = Counter(kind for sample in dataset for kind in (sample.metadata or {})["irregularities"])
     return Task(
         dataset=dataset,
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
-            generate_infill(
-                max_tokens=max_tokens,
-                max_tokens_factor=max_tokens_factor,
-                default_max_tokens=REASONING_MAX_TOKENS if template in PARADIGMS else None,
-            ),
+            generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor, setting=template),
         ],
         scorer=scorers,
         config=GenerateConfig(temperature=TEMPERATURE, top_p=TOP_P),
@@ -124,7 +117,7 @@ def infill_task(
             "system_role": system_role,
             "data": data,
             "dataset_identity": {**load_benchmark(data, revision).identity, "instances": len(dataset)},
-            "data_quirks": dict(quirks),
+            "data_irregularities": dict(irregularities),
             "judge": _judge_note(judge, judge_variant),
         },
     )
@@ -150,75 +143,248 @@ def _judge_note(judge: bool | None, variant: str) -> str:
     return f"off (judge=false); add it with: {NOT_RUN_HINT}" if judge is False else f"{variant} prompt"
 
 
-def _infill_options(task_function):
-    """Give a thin task function ``infill_task``'s ``-T`` options (signature and docs)."""
-    task_function.__signature__ = inspect.Signature(
-        list(inspect.signature(infill_task).parameters.values())[1:], return_annotation=Task
-    )
-    task_function.__doc__ = f"{task_function.__doc__}\n\n{infill_task.__doc__}"
-    return task_function
-
-
 # Nine @task functions, not one registered in a loop: `inspect list tasks`, `inspect eval FILE@l2`, the
-# editor extension and inspect-evals-lint find tasks by reading this file for @task definitions.
+# editor extension and inspect-evals-lint find tasks by reading this file for @task definitions, and
+# Inspect reads each one's parameters as its -T options (and records their defaults in the log), so
+# each lists them; `**locals()` hands exactly those parameters on to infill_task.
 @task
-@_infill_options
-def l0(**options) -> Task:
-    """TELeR level 0 (very low specificity): the problem alone."""
-    return infill_task("l0", **options)
-
-
-@task
-@_infill_options
-def l1(**options) -> Task:
-    """TELeR level 1 (low specificity): a one-line directive."""
-    return infill_task("l1", **options)
-
-
-@task
-@_infill_options
-def l2(**options) -> Task:
-    """TELeR level 2 (moderate specificity): a paragraph of sub-tasks."""
-    return infill_task("l2", **options)
-
-
-@task
-@_infill_options
-def l3(**options) -> Task:
-    """TELeR level 3 (high specificity): a bulleted list of sub-tasks."""
-    return infill_task("l3", **options)
-
-
-@task
-@_infill_options
-def l4(**options) -> Task:
-    """TELeR level 4 (very high specificity): level 3 with few-shot examples."""
-    return infill_task("l4", **options)
+def l0(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """TELeR level 0 (very low specificity): the problem alone. Options: ``infill_task``."""
+    return infill_task("l0", **locals())
 
 
 @task
-@_infill_options
-def abductive(**options) -> Task:
-    """Abductive reasoning guidance: infer the most plausible explanation."""
-    return infill_task("abductive", **options)
+def l1(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """TELeR level 1 (low specificity): a one-line directive. Options: ``infill_task``."""
+    return infill_task("l1", **locals())
 
 
 @task
-@_infill_options
-def causal(**options) -> Task:
-    """Causal reasoning guidance: keep cause-and-effect relationships."""
-    return infill_task("causal", **options)
+def l2(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """TELeR level 2 (moderate specificity): a paragraph of sub-tasks. Options: ``infill_task``."""
+    return infill_task("l2", **locals())
 
 
 @task
-@_infill_options
-def cot(**options) -> Task:
-    """Chain-of-thought guidance: reason step by step, then fill the blank."""
-    return infill_task("cot", **options)
+def l3(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """TELeR level 3 (high specificity): a bulleted list of sub-tasks. Options: ``infill_task``."""
+    return infill_task("l3", **locals())
 
 
 @task
-@_infill_options
-def counterfactual(**options) -> Task:
-    """Counterfactual guidance: weigh alternative events."""
-    return infill_task("counterfactual", **options)
+def l4(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """TELeR level 4 (very high specificity): level 3 with few-shot examples. Options: ``infill_task``."""
+    return infill_task("l4", **locals())
+
+
+@task
+def abductive(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """Abductive reasoning guidance: infer the most plausible explanation. Options: ``infill_task``."""
+    return infill_task("abductive", **locals())
+
+
+@task
+def causal(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """Causal reasoning guidance: keep cause-and-effect relationships. Options: ``infill_task``."""
+    return infill_task("causal", **locals())
+
+
+@task
+def cot(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """Chain-of-thought guidance: reason step by step, then fill the blank. Options: ``infill_task``."""
+    return infill_task("cot", **locals())
+
+
+@task
+def counterfactual(
+    data: str = "hf",
+    revision: str | None = None,
+    domain: str | list[str] | None = None,
+    n: int | list[int] | None = None,
+    position: str | list[str] | None = None,
+    min_sentences: int | None = None,
+    max_sentences: int | None = None,
+    subset: str | None = None,
+    variant: str = PAPER_PROMPT_VARIANT,
+    system_role: bool = False,
+    unit: str | None = None,
+    max_tokens: int | None = None,
+    max_tokens_factor: float = CAP_FACTOR,
+    backbone: str = "auto",
+    judge: bool | None = None,
+    judge_variant: str = PAPER_JUDGE_VARIANT,
+    judge_roles: str | list[str] = "grader",
+    grader_model: str | None = None,
+    judge_structured: str | bool = "auto",
+    extraction: str = DEFAULT_EXTRACTION,
+) -> Task:
+    """Counterfactual guidance: weigh alternative events. Options: ``infill_task``."""
+    return infill_task("counterfactual", **locals())

@@ -22,8 +22,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from narrative_infill.data.baselines import baseline_answer
 from narrative_infill.data.dataset import infill_dataset
-from narrative_infill.definitions import OptionError
+from narrative_infill.errors import OptionError
 from narrative_infill.inspect_compat import shown_by_inspect
+from narrative_infill.paper_protocol import PAPER_JUDGE_VARIANT
 from narrative_infill.scorers.judge.scorer import judge
 
 BASELINES = ("gold", "empty", "context", "neighbour")
@@ -52,7 +53,7 @@ def fixed_answer() -> Solver:
 def judge_check(
     data: str = "demo",
     instances: int = 12,
-    judge_variant: str = "paper",
+    judge_variant: str = PAPER_JUDGE_VARIANT,
     judge_roles: str | list[str] = "grader",
     judge_structured: str = "auto",
 ) -> Task:

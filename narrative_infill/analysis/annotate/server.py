@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...definitions import NarrativeInfillError
+from ...errors import NarrativeInfillError
 from ...local.child import interrupted_by_signals
 from ...scorers.judge.prompt import dimension_definitions
 from .study import EXPORT, Ratings, StudyError, blank_marked, export, order_for, ratings_files

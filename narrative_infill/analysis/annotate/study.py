@@ -31,12 +31,14 @@ from typing import Any
 
 from ...data.atomic import atomic_file
 from ...data.records import BLANK
-from ...definitions import NarrativeInfillError, setting_name
+from ...errors import NarrativeInfillError
+from ...paper_protocol import PAPER_JUDGE_VARIANT
 from ...scorers.judge.rubric import dimensions_of
+from ...task_options import setting_name
 
 #: The judge prompt variant whose rubric people rate by (its dimensions, with the definitions the
 #: page shows): the paper's, so that ratings sit beside the paper judge's scores.
-STUDY_VARIANT = "paper"
+STUDY_VARIANT = PAPER_JUDGE_VARIANT
 RATED = dimensions_of(STUDY_VARIANT)
 
 MANIFEST = "manifest.json"

@@ -23,9 +23,10 @@ from statistics import fmean
 from typing import Any
 
 from ...data.atomic import atomic_file
-from ...definitions import none_if_nan, setting_name
+from ...number_rules import none_if_nan
 from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.judge.scorer import NOT_RUN_HINT
+from ...task_options import setting_name
 from ..report.load import newest_score_key
 from .log_header import ExportError, generation_config, llm_scoring, model_info, source_data, string_details
 from .metric_configs import MetricSpec, Share, is_best, shares_of, spec_for
@@ -190,7 +191,7 @@ class _Scorer:
 def log_records(
     location: str, organization: str, relationship: str = "third_party", high_inclusive: bool = False
 ) -> tuple[dict, list[dict]]:
-    """(aggregate document, per-sample records) of one log; High% under ``definitions.is_high``'s rule."""
+    """(aggregate document, per-sample records) of one log; High% under ``paper_protocol.is_high``'s rule."""
     from ..report.load import read_log
 
     log = read_log(location, ExportError, header_only=False)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...definitions import NarrativeInfillError, setting_name
-from ...scorers.judge.prompt import judge_prompt
+from ...errors import NarrativeInfillError
+from ...paper_protocol import PAPER_JUDGE_VARIANT
+from ...scorers.judge.rubric import judge_variant
+from ...task_options import setting_name
 from ..submission.protocol import scorer_options
 
 
@@ -65,7 +67,7 @@ def llm_scoring(header, judged: list) -> dict[str, Any] | None:
     variants = set()
     for score in judged:
         meta = score.metadata or {}
-        variants.add(meta.get("judge_variant", "paper"))
+        variants.add(meta.get("judge_variant", PAPER_JUDGE_VARIANT))
         for name, verdict in (meta.get("judges") or {}).items():
             judges.setdefault(name, verdict.get("model", "unknown"))
     if not judges:
@@ -73,7 +75,7 @@ def llm_scoring(header, judged: list) -> dict[str, Any] | None:
     if len(variants) > 1:
         raise ExportError(f"{header.location}: judge prompts {sorted(variants)} in one log")
     [variant] = variants
-    prompt = judge_prompt(variant)
+    prompt = judge_variant(variant).prompt
     temperature = (scorer_options(header, "judge") or {}).get("temperature", 0.0)  # the newest judging's
     return {
         "judges": [

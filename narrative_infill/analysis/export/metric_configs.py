@@ -12,18 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...definitions import (
-    CONTEXT_COPY_THRESHOLD,
-    HIGH_QAVG,
-    LOW_QAVG,
-    STORY_REUSE_THRESHOLD,
-    display_name,
-    high_label,
-    is_copied,
-    is_high,
-    is_low,
-    is_story_reuse,
-)
+from ...copy_guards import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD, is_copied, is_story_reuse
+from ...paper_protocol import HIGH_QAVG, LOW_QAVG, display_name, high_label, is_high, is_low
 from ...scorers.metrics.pairs import ATAVG
 
 
@@ -116,7 +106,7 @@ GUARD_SHARES = {
 
 def shares_of(key: str, high_inclusive: bool = False) -> tuple[Share, ...]:
     """A story guard's share of flagged answers; QAvg's High% (under the rule asked for,
-    ``definitions.is_high``) and Low%. The two High% rules are two metrics: each has its own id,
+    ``paper_protocol.is_high``) and Low%. The two High% rules are two metrics: each has its own id,
     and its name says which rule it counts."""
     if key in GUARD_SHARES:
         return (GUARD_SHARES[key],)

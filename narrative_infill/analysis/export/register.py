@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ...definitions import NarrativeInfillError
+from ...errors import NarrativeInfillError
 
 #: the fields of the entry only the repository's publisher can fill
 PUBLISHER_FIELDS = ("source.repository_url", "source.maintainers", "contributors")

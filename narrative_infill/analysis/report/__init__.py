@@ -4,7 +4,7 @@
 draws Figure 2, ``render`` writes the folder.
 """
 
-from ...definitions import DIMENSIONS
+from ...paper_protocol import DIMENSIONS
 from .document import Report
 from .human import HumanRatingsError, read_human_ratings
 from .load import load_samples

@@ -9,15 +9,17 @@ Baseline runs are ordinary logs of ``--model baseline/<rule>`` (``data.baselines
   guard a model fails, else whether it is above the floor. A model whose instances a kept null
   rule does not all cover is marked so, never compared on a part of its instances.
 * ``copy_share_by_setting``: per run and setting, the percentage of answers whose
-  ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD`` (``definitions.is_copied``).
+  ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD`` (``copy_guards.is_copied``).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from ...copy_guards import CONTEXT_COPY_THRESHOLD, is_copied, is_story_reuse
 from ...data.baselines import NULL_RULES
-from ...definitions import CONTEXT_COPY_THRESHOLD, SETTINGS, NarrativeInfillError, is_copied, is_story_reuse
+from ...errors import NarrativeInfillError
+from ...paper_protocol import SETTINGS
 from ..floor import COPY_RULE, IN_FLOOR, NOT_ABOVE, REUSE_RULE, floor_mark, floor_of, guard_reason, over_limit
 from .document import Absent, Table, has_columns
 

@@ -21,7 +21,8 @@ from functools import cache
 from typing import Any
 
 from ...data.narrative import NARRATIVE, is_own_cluster, narrative_of
-from ...definitions import NarrativeInfillError, setting_name
+from ...errors import NarrativeInfillError
+from ...task_options import setting_name
 
 #: The generation settings that can change an output (not retries, timeouts, connections, caching).
 DECODING_FIELDS = (

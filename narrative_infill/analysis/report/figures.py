@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...definitions import PARADIGMS, high_label, is_high
-from ...definitions import TELER_LEVELS as LEVELS
+from ...paper_protocol import PARADIGMS, high_label, is_high
+from ...paper_protocol import TELER_LEVELS as LEVELS
 from .coverage import MARK, MARK_NOTE
 from .document import Absent, has_columns
 

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ...data.jsonl import read_csv_frame
-from ...definitions import NarrativeInfillError
+from ...errors import NarrativeInfillError
 from ..annotate.study import RATED
 from .document import Absent, Table
 

@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...definitions import NarrativeInfillError, setting_name
+from ...errors import NarrativeInfillError
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
+from ...task_options import setting_name
 from ..sample_records import check_log
 from .baselines import check_baseline_log, is_baseline
 from .cells import label_runs, run_identity

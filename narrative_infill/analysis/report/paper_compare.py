@@ -29,9 +29,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...definitions import PARADIGMS, TELER_LEVELS
 from ...extraction import DEFAULT_EXTRACTION
-from ...paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, JUDGE_MODEL, SEMF1_MODEL
+from ...paper_protocol import (
+    BERTSCORE_LAYER,
+    BERTSCORE_MODEL,
+    JUDGE_MODEL,
+    PAPER_JUDGE_VARIANT,
+    PARADIGMS,
+    SEMF1_MODEL,
+    TELER_LEVELS,
+)
 from ...scorers.judge.rubric import dimensions_of
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
 from ...scorers.metrics.signature import BackboneSignature
@@ -58,7 +65,7 @@ TAU_RANGE = (
 #: A dated snapshot of a model (``gpt-4.1-mini-2025-04-14``): the same judge as its undated name.
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}")
 #: The paper's tables report its own judge prompt's dimensions.
-JUDGED = ("qavg", *dimensions_of("paper"))
+JUDGED = ("qavg", *dimensions_of(PAPER_JUDGE_VARIANT))
 #: Paper table -> its settings and the quantities it reports per model.
 MODEL_TABLES = {
     "table3": (TELER_LEVELS, (ATAVG, "qavg")),

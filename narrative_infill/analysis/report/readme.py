@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...data.atomic import atomic_file
-from ...definitions import NarrativeInfillError
+from ...errors import NarrativeInfillError
 from ..floor import IN_FLOOR, NOT_ABOVE
 from .baselines import BASELINES_TABLE, MARK, is_baseline
 from .document import Report

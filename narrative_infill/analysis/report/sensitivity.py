@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...definitions import SETTINGS
+from ...paper_protocol import SETTINGS
 from .document import Absent, Table
 from .scorings import metrics_scorings
 

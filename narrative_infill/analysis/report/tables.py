@@ -33,9 +33,10 @@ import math
 
 import pandas as pd
 
+from ...copy_guards import CONTAMINATION_ROUGE, is_near_verbatim
 from ...data.narrative import LENGTH_BUCKETS, length_bucket
-from ...definitions import CONTAMINATION_ROUGE, PARADIGMS, is_high, is_low, is_near_verbatim
-from ...definitions import TELER_LEVELS as LEVELS
+from ...paper_protocol import PARADIGMS, is_high, is_low
+from ...paper_protocol import TELER_LEVELS as LEVELS
 from ...scorers.judge.rubric import frame_dimensions
 from ...scorers.metrics.pairs import METRIC_NAMES as METRICS
 from ..stats import clustered_interval
@@ -63,18 +64,8 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     frame = frame.assign(
         model=frame["row"]
     )  # one run per cell: a model's differing runs are rows of their own
-    has_metrics = has_columns(frame, ("atavg",))
-    has_judge = has_columns(frame, ("qavg",))
-    if not has_judge:
-        report.notes.append(
-            "No judge scores in these logs: QAvg, High% and Low% columns are absent (run "
-            "narrative_infill/judge)."
-        )
-    if not has_metrics:
-        report.notes.append(
-            "No automatic-metric scores in these logs: AtAvg columns are absent (run "
-            "narrative_infill/metrics)."
-        )
+    has_metrics, has_judge = has_columns(frame, ("atavg",)), has_columns(frame, ("qavg",))
+    report.notes.extend(_missing_scores_notes(has_metrics, has_judge))
     if has_judge:
         judged = frame["qavg"].notna()  # an unjudged sample is neither high nor low: left out
         frame = frame.assign(
@@ -99,14 +90,7 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     report.add(
         "table8_low_by_length_position_n", _low_by_length_position_n(frame) if has_judge else Absent(NO_JUDGE)
     )
-    kendall = (
-        _correlations(frame) if has_metrics and has_judge else Absent("needs both metric and judge scores")
-    )
-    if isinstance(kendall, Absent):
-        report.add("table4_kendall", kendall)
-    else:
-        report.add("table4_kendall", kendall[0])
-        report.add("table4_kendall_by_setting", kendall[1])
+    _add_kendall(report, frame, has_metrics and has_judge)
     report.add("table13_seed_robustness", _seed_robustness(frame) if has_judge else Absent(NO_JUDGE))
     report.add("table14_judge_sensitivity", _judge_sensitivity(frame) if has_judge else Absent(NO_JUDGE))
     report.add(
@@ -123,6 +107,32 @@ def build_report(frame: pd.DataFrame, high_inclusive: bool = False, human_csv: s
     for name, table in coverage_tables(frame).items():
         report.add(name, table)
     return report
+
+
+def _missing_scores_notes(has_metrics: bool, has_judge: bool) -> list[str]:
+    """What the report says about a kind of score the logs do not hold."""
+    notes = []
+    if not has_judge:
+        notes.append(
+            "No judge scores in these logs: QAvg, High% and Low% columns are absent (run "
+            "narrative_infill/judge)."
+        )
+    if not has_metrics:
+        notes.append(
+            "No automatic-metric scores in these logs: AtAvg columns are absent (run "
+            "narrative_infill/metrics)."
+        )
+    return notes
+
+
+def _add_kendall(report: Report, frame: pd.DataFrame, has_both: bool) -> None:
+    """Table 4 (Kendall's tau of the metrics against the judge), overall and by setting."""
+    kendall = _correlations(frame) if has_both else Absent("needs both metric and judge scores")
+    if isinstance(kendall, Absent):
+        report.add("table4_kendall", kendall)
+    else:
+        report.add("table4_kendall", kendall[0])
+        report.add("table4_kendall_by_setting", kendall[1])
 
 
 def _by_setting(

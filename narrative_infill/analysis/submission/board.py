@@ -21,18 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ...definitions import (
-    ATAVG_COLUMN,
-    QAVG_COLUMN,
-    SETTINGS,
-    NarrativeInfillError,
-    high_label,
-    is_high,
-    is_low,
-    is_missing,
-)
+from ...errors import NarrativeInfillError
+from ...number_rules import is_missing
+from ...paper_protocol import SETTINGS, high_label, is_high, is_low
 from ..stats import CONFIDENCE
-from .build import content_hash
+from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
 from .ranking import (
     INSTANCES,
     INTERVAL_NOTE,
@@ -223,30 +216,27 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
         ]
         lines += ["", f"## Track: {track}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for r in sorted(members, key=lambda r: (r["baseline"], r.get("position", 99), r["model"])):
-            badge = r["badge"]
-            cells = [
-                rank_label(r),
-                r["model"],
-                r["judge"],
-                badge,
-                _interval(r["atavg"]),
-                _interval(r["qavg"]),
-            ]
-            cells += [_cell((r["settings"].get(s) or {}).get(k)) for s in settings for k in ("atavg", "qavg")]
-            cells += [
-                _cell(r["high"] and r["high"] * 100, 1),
-                _cell(r["low"] and r["low"] * 100, 1),
-                str(r["n"]),
-                str(r.get("narratives", "")),
-                _cell(r.get("copied") and r["copied"] * 100, 1),
-                _cell(r.get("reused") and r["reused"] * 100, 1),
-                r.get("unranked") or r.get("vs_floor") or "",
-                r["signature"][:60],
-            ]
-            if r.get("unavailable"):
-                cells[4] = f"unavailable ({r['unavailable'][:80]})"
-            lines.append("| " + " | ".join(map(_markdown_cell, cells)) + " |")
+            lines.append("| " + " | ".join(map(_markdown_cell, _row_cells(r, settings))) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _row_cells(r: dict[str, Any], settings: list[str]) -> list[str]:
+    """One entry's cells of the Markdown board, in the header's order."""
+    cells = [rank_label(r), r["model"], r["judge"], r["badge"], _interval(r["atavg"]), _interval(r["qavg"])]
+    cells += [_cell((r["settings"].get(s) or {}).get(k)) for s in settings for k in ("atavg", "qavg")]
+    cells += [
+        _cell(r["high"] and r["high"] * 100, 1),
+        _cell(r["low"] and r["low"] * 100, 1),
+        str(r["n"]),
+        str(r.get("narratives", "")),
+        _cell(r.get("copied") and r["copied"] * 100, 1),
+        _cell(r.get("reused") and r["reused"] * 100, 1),
+        r.get("unranked") or r.get("vs_floor") or "",
+        r["signature"][:60],
+    ]
+    if r.get("unavailable"):
+        cells[4] = f"unavailable ({r['unavailable'][:80]})"
+    return cells
 
 
 def entry_logs(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) -> dict[str, list[Path]]:

@@ -13,24 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean, stdev
 from typing import Any
 
-from ...definitions import (
-    NarrativeInfillError,
-    is_copied,
-    is_high,
-    is_low,
-    is_story_reuse,
-    sample_row,
-    setting_name,
-)
-from ...definitions import none_if_nan as _number
+from ...copy_guards import is_copied, is_story_reuse
+from ...errors import NarrativeInfillError
+from ...number_rules import none_if_nan as _number
+from ...paper_protocol import is_high, is_low
 from ...scorers.judge.rubric import dimensions_of_variants
 from ...scorers.metrics.pairs import METRIC_NAMES
+from ...task_options import setting_name
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
 from .judges import header_problems, judge_provenance
@@ -38,6 +33,17 @@ from .protocol import generation, scorer_options, track_problems, unscored_probl
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
+
+
+#: The fields of a submission's per-sample row, in order.
+SAMPLE_ROW_FIELDS = ("id", "epoch", "atavg", "qavg")
+ATAVG_COLUMN = SAMPLE_ROW_FIELDS.index("atavg")
+QAVG_COLUMN = SAMPLE_ROW_FIELDS.index("qavg")
+
+
+def sample_row(sample_id: Any, epoch: int, metrics: Mapping[str, Any], judged: Mapping[str, Any]) -> list:
+    """A submission's row for one sample, from its newest metrics and judge score values."""
+    return [str(sample_id), epoch, _number(metrics.get("atavg")), _number(judged.get("qavg"))]
 
 
 class SubmissionError(NarrativeInfillError, ValueError):
@@ -132,7 +138,7 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
 
 
 def submission_rows(samples: list) -> list[list]:
-    """The per-sample rows of one setting (``definitions.SAMPLE_ROW_FIELDS``)."""
+    """The per-sample rows of one setting (``submission.build.SAMPLE_ROW_FIELDS``)."""
     return [sample_row(s.id, s.epoch, *sample_scores(s)) for s in samples]
 
 

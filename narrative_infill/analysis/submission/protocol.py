@@ -19,7 +19,15 @@ from typing import Any
 
 from ...data.dataset import DEMO, HF_DATASET
 from ...extraction import DEFAULT_EXTRACTION
-from ...paper_protocol import CAP_FACTOR, PUBLISHED_INSTANCES, REASONING_MAX_TOKENS, TEMPERATURE, TOP_P
+from ...paper_protocol import (
+    CAP_FACTOR,
+    PAPER_JUDGE_VARIANT,
+    PAPER_PROMPT_VARIANT,
+    PUBLISHED_INSTANCES,
+    TEMPERATURE,
+    TOP_P,
+    output_cap,
+)
 from ..report.load import newest_score
 from .judges import endpoint_problems
 
@@ -43,13 +51,13 @@ class Protocol:
     instances: int | None  # None: the data decides (the 10% subset of the published set)
     temperature: float = TEMPERATURE
     top_p: float = TOP_P
-    prompt_variant: str = "paper"
+    prompt_variant: str = PAPER_PROMPT_VARIANT
     system_role: bool = False
     unit: None = None  # the record's own unit
     max_tokens_factor: float = CAP_FACTOR
     cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
     extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
-    judge_variant: str = "paper"
+    judge_variant: str = PAPER_JUDGE_VARIANT
     probability_weighted: bool = False
 
 
@@ -130,7 +138,7 @@ def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> lis
         )
     metadata = header.eval.metadata or {}
     recorded = {
-        "variant": args.get("variant", metadata.get("prompt_variant", "paper")),
+        "variant": args.get("variant", metadata.get("prompt_variant", PAPER_PROMPT_VARIANT)),
         "system_role": args.get("system_role", metadata.get("system_role", False)),
         "unit": args.get("unit"),
     }
@@ -146,23 +154,17 @@ def sample_protocol_problem(sample, setting: str, protocol: Protocol) -> str | N
     """Whether one sample's prompt and output cap are the protocol's, rebuilt from its own record:
     the prompt rendered again from the paper's template (so the variant, the unit and the system
     role are checked on what the model was sent) and the cap from the gold span's length."""
-    from ...definitions import PARADIGMS
     from ...prompts import prompt_template
-    from ...solvers.infill import max_tokens_for
 
     metadata = sample.metadata or {}
     template = prompt_template(setting, protocol.prompt_variant)
     problem = sample.input if isinstance(sample.input, str) else None
-    expected = f"{template.system}\n\n" + template.render(
-        {"problem": problem, "n": metadata.get("n"), "unit": metadata.get("unit")}
-    )
+    slots = {"problem": problem, "n": metadata.get("n"), "unit": metadata.get("unit")}
+    expected = [text for _, text in template.conversation(slots, protocol.system_role)]
     sent = [m.text for m in sample.messages if m.role in ("system", "user")]  # all: no hint after it
-    if problem is None or sent != [expected]:
+    if problem is None or sent != expected:
         return "prompt: the model was not sent the protocol's prompt (variant, unit or system role)"
-    if setting in PARADIGMS:
-        cap = REASONING_MAX_TOKENS
-    else:
-        cap = max_tokens_for(int(metadata.get("gold_tokens") or 0), protocol.max_tokens_factor)
+    cap, _ = output_cap(setting, int(metadata.get("gold_tokens") or 0), factor=protocol.max_tokens_factor)
     if metadata.get("max_tokens") != cap:
         return f"max_tokens: {metadata.get('max_tokens')!r}, the protocol's cap is {cap}"
     return None
@@ -173,7 +175,7 @@ def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[s
     if options is None:
         return []
     problems = []
-    variant = options.get("variant", args.get("judge_variant", "paper"))
+    variant = options.get("variant", args.get("judge_variant", PAPER_JUDGE_VARIANT))
     if variant != protocol.judge_variant:
         problems.append(f"{name}: judge_variant: {variant!r}, the protocol has {protocol.judge_variant!r}")
     if bool(options.get("probability_weighted", False)) != protocol.probability_weighted:

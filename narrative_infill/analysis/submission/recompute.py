@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from ...definitions import none_if_nan, same_number
+from ...number_rules import none_if_nan, same_number
 from ..sample_records import summary_problem
 from .rescore import Pending, rescore, same_value
 

@@ -27,19 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from ...data.baselines import NULL_RULES, baseline_answer
-from ...definitions import (
-    ATAVG_COLUMN,
+from ...copy_guards import (
     CONTEXT_COPY_THRESHOLD,
     COPIED_SHARE_LIMIT,
-    SETTINGS,
     STORY_REUSE_THRESHOLD,
-    NarrativeInfillError,
     is_copied,
     is_story_reuse,
 )
+from ...data.baselines import NULL_RULES, baseline_answer
+from ...errors import NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION
+from ...paper_protocol import PAPER_PROMPT_VARIANT, SETTINGS
 from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
+from .build import ATAVG_COLUMN
 from .protocol import RANKED_TRACKS
 from .ranking import interval
 from .verify import NOT_VERIFIED, load_document
@@ -108,7 +108,7 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
     from .rescore import logged_backbones
 
     instances = entry_instances(documents[0])
-    variants = documents[0]["provenance"].get("prompt_variants") or ["paper"]
+    variants = documents[0]["provenance"].get("prompt_variants") or [PAPER_PROMPT_VARIANT]
     match = _EXTRACTION.search(signature)
     extraction = match.group(1) if match else DEFAULT_EXTRACTION
     keys = sorted({(s, str(row[0])) for d in documents for s, rows in d["samples"].items() for row in rows})

@@ -22,7 +22,9 @@ import tempfile
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from ...definitions import ATAVG_COLUMN, NarrativeInfillError, none_if_nan
+from ...errors import NarrativeInfillError
+from ...number_rules import none_if_nan
+from .build import ATAVG_COLUMN
 
 ALPHA = 0.01
 

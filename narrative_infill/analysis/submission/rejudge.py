@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from ...definitions import QAVG_COLUMN, NarrativeInfillError
+from ...errors import NarrativeInfillError
+from .build import QAVG_COLUMN
 from .regenerate import Retest
 
 ALPHA = 0.01

@@ -11,7 +11,8 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...definitions import none_if_nan, same_number
+from ...number_rules import none_if_nan, same_number
+from ...paper_protocol import PAPER_BACKBONE
 
 if TYPE_CHECKING:
     from .recompute import Findings, Recheck
@@ -40,7 +41,7 @@ def backbone_of(signature: str) -> str:
     from ...scorers.metrics.signature import MINILM_DISPLAY
 
     named = _named_backbones(signature)
-    return "minilm" if named.bertscore_model == named.semf1_model == MINILM_DISPLAY else "paper"
+    return "minilm" if named.bertscore_model == named.semf1_model == MINILM_DISPLAY else PAPER_BACKBONE
 
 
 def logged_backbones(claimed: str):

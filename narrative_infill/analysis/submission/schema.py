@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ...definitions import ATAVG_COLUMN, QAVG_COLUMN, SAMPLE_ROW_FIELDS, SETTINGS
-from .build import KIND, SCHEMA_VERSION, SubmissionError
+from ...paper_protocol import SETTINGS
+from .build import ATAVG_COLUMN, KIND, QAVG_COLUMN, SAMPLE_ROW_FIELDS, SCHEMA_VERSION, SubmissionError
 from .protocol import TRACKS
 
 

@@ -22,16 +22,11 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from ...definitions import (
-    ATAVG_COLUMN,
-    CONTAMINATION_ROUGE,
-    QAVG_COLUMN,
-    SAME_NUMBER_TOLERANCE,
-    is_near_verbatim,
-    none_if_nan,
-    same_number,
-)
+from ...copy_guards import CONTAMINATION_ROUGE, is_near_verbatim
+from ...number_rules import SAME_NUMBER_TOLERANCE, none_if_nan, same_number
 from .build import (
+    ATAVG_COLUMN,
+    QAVG_COLUMN,
     content_hash,
     file_sha256,
     log_provenance,
@@ -187,25 +182,31 @@ def _find_logs(document: dict[str, Any], logs_dir: Path, result: Verification) -
     return locations
 
 
+def _model_problems(claimed: dict[str, Any], runs: list) -> list[str]:
+    """Where the file's model differs from the logs': its name, and in every run its endpoint and
+    arguments (one setting served elsewhere under the same name is another model)."""
+    problems = []
+    models = {r.header.eval.model for r in runs}
+    if models != {claimed["id"]}:
+        problems.append(f"model: the logs are of {sorted(models)}, the file claims {claimed['id']!r}")
+    for run in runs:
+        spec = run.header.eval
+        for key, recorded in (("base_url", spec.model_base_url), ("args", spec.model_args or {})):
+            if claimed.get(key) != recorded:
+                problems.append(
+                    f"model.{key}: the file claims {claimed.get(key)!r:.200}, the {run.setting} "
+                    f"log records {recorded!r:.200}"
+                )
+    return problems
+
+
 def _check_logs(
     document: dict[str, Any], locations: list[str], result: Verification, sample: int | None
 ) -> None:
     runs = read_settings(locations)
     problems = track_problems(document["track"], runs, result.unchecked)
     result.failures += [f"track {document['track']}: {p}" for p in problems]
-    models = {r.header.eval.model for r in runs}
-    if models != {document["model"]["id"]}:
-        result.failures.append(
-            f"model: the logs are of {sorted(models)}, the file claims {document['model']['id']!r}"
-        )
-    for run in runs:  # every run: one setting served elsewhere under the same name is another model
-        spec = run.header.eval
-        for key, recorded in (("base_url", spec.model_base_url), ("args", spec.model_args or {})):
-            if document["model"].get(key) != recorded:
-                result.failures.append(
-                    f"model.{key}: the file claims {document['model'].get(key)!r:.200}, the {run.setting} "
-                    f"log records {recorded!r:.200}"
-                )
+    result.failures += _model_problems(document["model"], runs)
     result.failures += header_judge_problems(runs)
     signatures, judges = scored_with(runs)
     for what, values in (("metric signature", signatures), ("judge", judges)):

@@ -1,20 +1,23 @@
 """The LLM judge: ``narrative_infill/judge``.
 
-``scorer`` is the Inspect scorer, ``prompt`` builds the rubric prompt from its YAML files,
-``parse`` reads the grader's reply.
+``scorer`` is the Inspect scorer, ``rubric`` registers each judge variant (its prompt, its
+dimensions and its reply shape), ``prompt`` builds the prompts from their YAML files, ``parse``
+reads the grader's reply.
 """
 
-from ...definitions import DIMENSIONS
+from ...paper_protocol import DIMENSIONS
 from .parse import JudgementError, parse_judgement
-from .prompt import VARIANTS, JudgePrompt, judge_prompt
+from .prompt import JudgePrompt
+from .rubric import JUDGE_VARIANTS, JudgeVariant, judge_variant
 from .scorer import judge
 
 __all__ = [
     "DIMENSIONS",
-    "VARIANTS",
+    "JUDGE_VARIANTS",
     "JudgePrompt",
+    "JudgeVariant",
     "JudgementError",
     "judge",
-    "judge_prompt",
+    "judge_variant",
     "parse_judgement",
 ]

@@ -18,7 +18,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from ...definitions import DIMENSIONS, NarrativeInfillError
+from ...errors import NarrativeInfillError
+from ...paper_protocol import DIMENSIONS
 
 #: The longest reply the parser reads (characters). A verdict with a short reason per dimension
 #: is under 3,000; a longer reply is a failed attempt (retried), never read in part.

@@ -26,9 +26,9 @@ from importlib import resources
 import yaml
 
 from ...data.records import BLANK
-from ...definitions import DIMENSIONS, NarrativeInfillError, OptionError, display_name
+from ...errors import NarrativeInfillError
+from ...paper_protocol import DIMENSIONS, display_name
 
-VARIANTS = ("paper", "authors")
 _AUTHORS_KEY = "narrative_infilling_evaluation_v4"
 _AUTHORS_BLANK = '"____"'
 _AUTHORS_CANDIDATE = "CANDIDATE INFILL:\n{candidate_infill}\n"
@@ -44,7 +44,8 @@ class JudgePromptError(NarrativeInfillError, RuntimeError):
 
 @dataclass(frozen=True)
 class JudgePrompt:
-    variant: str
+    """A judge variant's system message and user template (``rubric.JUDGE_VARIANTS`` names them)."""
+
     system: str
     user_template: str
     empty_candidate: str
@@ -65,15 +66,18 @@ def _load(name: str) -> dict:
 
 
 @cache
-def judge_prompt(variant: str = "paper") -> JudgePrompt:
-    """The judge's system message and user template for ``variant`` (see the module docstring)."""
-    if variant not in VARIANTS:
-        raise OptionError(f"judge prompt variant must be one of {VARIANTS}, got {variant!r}")
+def authors_prompt() -> JudgePrompt:
+    """The ``authors`` variant: what the published code sent (see the module docstring)."""
     parts = _load("authors_eval_prompt.yaml")[_AUTHORS_KEY]
-    if variant == "authors":
-        # As gpt_eval.build_api_prompt joined them: each block keeps its trailing newline.
-        system = "\n\n".join([parts["system"], parts["evaluation_procedure"], parts["rubric"]])
-        return JudgePrompt(variant, system, parts["user"], "")
+    # As gpt_eval.build_api_prompt joined them: each block keeps its trailing newline.
+    system = "\n\n".join([parts["system"], parts["evaluation_procedure"], parts["rubric"]])
+    return JudgePrompt(system, parts["user"], "")
+
+
+@cache
+def paper_prompt() -> JudgePrompt:
+    """The ``paper`` variant: the authors' prompt as the paper describes it (see the module docstring)."""
+    parts = _load("authors_eval_prompt.yaml")[_AUTHORS_KEY]
     additions = _load("paper_additions.yaml")
     blank = f'"{BLANK}"'
     system = "\n\n".join(
@@ -89,7 +93,7 @@ def judge_prompt(variant: str = "paper") -> JudgePrompt:
     if _AUTHORS_CANDIDATE not in user:
         raise JudgePromptError("the authors' user prompt has no 'CANDIDATE INFILL:' line to delimit")
     user = user.replace(_AUTHORS_CANDIDATE, additions["candidate_block"])
-    return JudgePrompt(variant, system, user, additions["empty_candidate"], delimited=True)
+    return JudgePrompt(system, user, additions["empty_candidate"], delimited=True)
 
 
 @cache

@@ -19,7 +19,8 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
-from ...definitions import DIMENSIONS, NarrativeInfillError, OptionError, reply_key
+from ...errors import NarrativeInfillError, OptionError
+from ...paper_protocol import DIMENSIONS, reply_key
 
 SCORES = [1, 2, 3, 4, 5]
 
@@ -61,13 +62,10 @@ def provider_of(model_name: str) -> str:
     return model_name.split("/", 1)[0]
 
 
-def reply_constraint(
-    model_name: str, mode: str = "auto", dimensions: tuple[str, ...] = DIMENSIONS
-) -> tuple[str, GenerateConfig]:
-    """(path, config to merge into the grader call) for a grader ``provider/model`` asked for
-    ``dimensions`` (the judge variant's)."""
+def reply_constraint(model_name: str, mode: str, schema_of_reply: JSONSchema) -> tuple[str, GenerateConfig]:
+    """(path, config to merge into the grader call) for a grader ``provider/model`` asked for a
+    reply of the judge variant's shape (``JudgeVariant.reply_schema``)."""
     mode = structured_mode(mode)
-    schema_of_reply = reply_schema(dimensions)
     provider = provider_of(model_name)
     if mode == "off":
         return "none", GenerateConfig()

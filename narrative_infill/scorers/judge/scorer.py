@@ -33,16 +33,25 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import TaskState
 from inspect_ai.util import concurrency
 
-from ...definitions import DIMENSIONS, HIGH_QAVG, LOW_QAVG, NarrativeInfillError, as_list, is_high, is_low
+from ...errors import NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
-from ...paper_protocol import JUDGE_MODEL, JUDGE_TEMPERATURE
+from ...paper_protocol import (
+    DIMENSIONS,
+    HIGH_QAVG,
+    JUDGE_MODEL,
+    JUDGE_TEMPERATURE,
+    LOW_QAVG,
+    PAPER_JUDGE_VARIANT,
+    is_high,
+    is_low,
+)
+from ...task_options import as_list
 from ..answer import bounded_answer, extracted, input_limits
 from ..error_bars import headline_metrics, key_metrics
 from .endpoint import endpoint_of, flat, served_by, where_judged
 from .parse import JudgementError, parse_judgement
-from .prompt import JudgePrompt, judge_prompt
-from .rubric import dimensions_of
+from .rubric import JudgeVariant, judge_variant
 from .schema import reply_constraint, structured_mode
 from .weighting import expected_scores
 
@@ -120,7 +129,7 @@ class JudgeCall:
     """How each grader is asked for one verdict: the scorer's options that shape the call (also
     rebuilt from a log's recorded judge options by ``verify --rejudge``)."""
 
-    prompt: JudgePrompt
+    variant: JudgeVariant
     retries: int = 2
     config: GenerateConfig = field(default_factory=GenerateConfig)
     cache: bool = True
@@ -131,7 +140,7 @@ class JudgeCall:
     @classmethod
     def from_options(
         cls,
-        variant: str = "paper",
+        variant: str = PAPER_JUDGE_VARIANT,
         retries: int = 2,
         temperature: float = 0.0,
         probability_weighted: bool = False,
@@ -147,7 +156,7 @@ class JudgeCall:
         if probability_weighted:
             config = config.merge(GenerateConfig(logprobs=True, top_logprobs=top_logprobs))
         return cls(
-            judge_prompt(variant),
+            judge_variant(variant),
             retries,
             config,
             cache,
@@ -164,7 +173,7 @@ def _retry_messages(call: JudgeCall, user: str, problem: str) -> list:
         f"{user}\n\nYour previous reply could not be used ({problem}). Reply with only the JSON object "
         "holding all five integer scores from 1 to 5."
     )
-    return _messages(call.prompt.system, note, call.system_role)
+    return _messages(call.variant.prompt.system, note, call.system_role)
 
 
 def _judged(verdict: dict, judgement, output: ModelOutput, text: str, weighted: bool) -> dict:
@@ -185,11 +194,11 @@ def _judged(verdict: dict, judgement, output: ModelOutput, text: str, weighted: 
 async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) -> dict:
     """One grader's verdict on one candidate: its scores, or the failure; with every raw reply,
     the tokens spent, where the grader was reached and what the provider said it was."""
-    dimensions = dimensions_of(call.prompt.variant)
-    constraint, shape = reply_constraint(str(model), call.structured, dimensions)
+    variant = call.variant
+    constraint, shape = reply_constraint(str(model), call.structured, variant.reply_schema)
     config = call.config.merge(shape)
-    user = call.prompt.user(story, candidate)
-    messages = _messages(call.prompt.system, user, call.system_role)
+    user = variant.prompt.user(story, candidate)
+    messages = _messages(variant.prompt.system, user, call.system_role)
     verdict: dict = {"raw": [], "constraint": constraint, "model": str(model), "endpoint": endpoint_of(model)}
     tokens = {"input": 0, "output": 0, "total": 0}
     problem = "no reply"
@@ -207,7 +216,7 @@ async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) 
         try:
             if output.stop_reason == "max_tokens":
                 raise JudgementError("the reply was cut off at the token limit")
-            judgement = parse_judgement(output.completion, candidate, dimensions)
+            judgement = parse_judgement(output.completion, candidate, variant.dimensions)
         except JudgementError as err:
             problem = str(err)
             messages = _retry_messages(call, user, problem)
@@ -217,11 +226,10 @@ async def verdict_of(model: Model, call: JudgeCall, story: str, candidate: str) 
     return verdict
 
 
-def _value(verdicts: dict[str, dict], variant: str) -> dict[str, float]:
-    """QAvg, the variant's dimensions (means over the judges that gave a verdict), each panel
-    member's QAvg, and the share of judges that failed."""
+def _value(verdicts: dict[str, dict], asked: tuple[str, ...]) -> dict[str, float]:
+    """QAvg, the variant's dimensions (``asked``; means over the judges that gave a verdict), each
+    panel member's QAvg, and the share of judges that failed."""
     judged = [v for v in verdicts.values() if "values" in v]
-    asked = dimensions_of(variant)
     dimensions = {d: fmean(v["values"][d] for v in judged) if judged else math.nan for d in asked}
     value = {"qavg": fmean(dimensions.values()) if judged else math.nan, **dimensions}
     if len(verdicts) > 1:
@@ -231,17 +239,17 @@ def _value(verdicts: dict[str, dict], variant: str) -> dict[str, float]:
     return value
 
 
-def _score(verdicts: dict[str, dict], answer, variant: str, extraction: str, unread: int) -> Score:
+def _score(verdicts: dict[str, dict], answer, variant: JudgeVariant, extraction: str, unread: int) -> Score:
     """The sample's judge score, with who judged, where, and what each grader said it was."""
     tokens = {k: sum(v["tokens"][k] for v in verdicts.values()) for k in ("input", "output", "total")}
     failures = {name: v["failed"] for name, v in verdicts.items() if "failed" in v}
     return Score(
-        value=_value(verdicts, variant),
+        value=_value(verdicts, variant.dimensions),
         answer=answer.text,
         reason="grader_failed" if len(failures) == len(verdicts) else None,
         explanation="; ".join(f"{name}: {problem}" for name, problem in failures.items()) or None,
         metadata={
-            "judge_variant": variant,
+            "judge_variant": variant.name,
             "judges": verdicts,
             # Flat, so that log summaries (which drop nested metadata) still say who judged and where.
             # The extraction joins the judges here: the report refuses to pool differing values.
@@ -270,7 +278,7 @@ _PER_DIMENSION = {dimension: key_metrics() for dimension in DIMENSIONS}
 )
 @shown_by_inspect
 def judge(
-    variant: str = "paper",
+    variant: str = PAPER_JUDGE_VARIANT,
     roles: str | list[str] = "grader",
     grader_model: str | None = None,
     retries: int = 2,
@@ -353,7 +361,7 @@ def judge(
             async with concurrency("narrative_infill_judge", max_concurrent):
                 verdicts[name] = await verdict_of(model, call, state.input_text, judged)
         unread = len(answer.text.strip()) - len(judged)
-        return _score(verdicts, answer, variant, extraction, unread)
+        return _score(verdicts, answer, call.variant, extraction, unread)
 
     return score
 

@@ -12,7 +12,7 @@ sentences run together, and about the copied share for an answer that copies one
 adds its own; it stays near 0 for an original sentence that reuses the story's names and
 common words (single shared words and pairs do not count, where ROUGE-1 or a longest common
 subsequence against a long context would give credit for scattered words such as "the",
-"she", "to"). Contamination (``definitions.CONTAMINATION_ROUGE``) counts reproducing the gold;
+"she", "to"). Contamination (``copy_guards.CONTAMINATION_ROUGE``) counts reproducing the gold;
 this counts reproducing the context, which the automatic metrics reward because the gold
 shares the story's names and topic.
 """
@@ -24,8 +24,8 @@ import unicodedata
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from ...copy_guards import CONTEXT_COPY_THRESHOLD, is_copied
 from ...data.records import BLANK
-from ...definitions import CONTEXT_COPY_THRESHOLD, is_copied
 
 #: Shortest run of consecutive words that counts as copied.
 COPY_NGRAM = 3
@@ -79,7 +79,7 @@ def context_copy(answer: str, problem: str) -> float:
 @metric
 def copied_share(threshold: float = CONTEXT_COPY_THRESHOLD) -> Metric:
     """The share of samples whose ``context_copy`` is above ``threshold`` (the package's rule,
-    ``definitions.is_copied``; recorded as the metric's parameter): answers that are mostly copies."""
+    ``copy_guards.is_copied``; recorded as the metric's parameter): answers that are mostly copies."""
 
     def compute(scores: list[SampleScore]) -> float:
         values = [score.score.as_float() for score in scores]

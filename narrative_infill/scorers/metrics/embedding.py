@@ -27,9 +27,10 @@ from functools import cache
 
 import numpy as np
 
-from ...definitions import NarrativeInfillError, OptionError
+from ...errors import NarrativeInfillError, OptionError
 from ...paper_protocol import BERTSCORE_LAYER as PAPER_BERTSCORE_LAYER
 from ...paper_protocol import BERTSCORE_MODEL as PAPER_BERTSCORE_MODEL
+from ...paper_protocol import PAPER_BACKBONE
 from ...paper_protocol import SEMF1_MODEL as PAPER_SEMF1_MODEL
 from .cache import EmbeddingCache
 from .signature import BackboneSignature, display_model, sentence_model_max_seq_length
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 #: all-MiniLM-L6-v2 has six layers; BERTScore reads the last one.
 MINILM_LAYER = 6
-BACKBONES = ("auto", "paper", "minilm")
+BACKBONES = ("auto", PAPER_BACKBONE, "minilm")
 #: Token positions (texts x longest text) in one BERTScore forward pass: 64 texts of 128 word pieces.
 #: 64 texts at the 512-piece cap would hold about 0.8 GB of attention weights at once.
 TOKENS_PER_BATCH = 64 * 128
@@ -123,7 +124,7 @@ def resolve_backbones(
         paper_bert, paper_sem, reason = PAPER_BERTSCORE_MODEL, PAPER_SEMF1_MODEL, None
         allow_download = os.environ.get("NARRATIVE_INFILL_DOWNLOAD_BACKBONES") == "1" and not _hub_offline()
         missing = [m for m in (paper_bert, paper_sem) if not (allow_download or _hub_model_available(m))]
-        if missing and backbone == "paper":
+        if missing and backbone == PAPER_BACKBONE:
             raise BackboneUnavailable(
                 f"the paper's backbones {missing} are not in the Hugging Face cache. Download them once "
                 "(huggingface-cli download roberta-large "
@@ -208,6 +209,36 @@ def _pooling_pipeline(backbones: Backbones):
     return model, after
 
 
+def _poolable(
+    sentence_model, whole_sentences: AbstractSet[str], texts: list[str], ids: list[list[int]]
+) -> set[int]:
+    """The positions of ``texts`` whose Sem-F1 vector can come from BERTScore's forward pass: whole
+    sentences that the sentence model tokenises to the same ids."""
+    candidates = [i for i, text in enumerate(texts) if text in whole_sentences]
+    if sentence_model is None or not candidates:
+        return set()
+    features = sentence_model.preprocess([texts[i] for i in candidates])
+    lengths = features["attention_mask"].sum(dim=1).tolist()
+    return {
+        i
+        for i, row, length in zip(candidates, features["input_ids"].tolist(), lengths)
+        if row[:length] == ids[i]
+    }
+
+
+def _sentence_vectors(poolers: list, token_embeddings, attention_mask) -> np.ndarray:
+    """Sem-F1 vectors from the encoder's token embeddings: the sentence model's own pooling and
+    normalisation modules, as ``SentenceTransformer.encode`` runs them."""
+    import torch
+
+    features = {"token_embeddings": token_embeddings, "attention_mask": attention_mask}
+    with torch.no_grad():
+        for module in poolers:
+            features = module(features)
+        vectors = torch.nn.functional.normalize(features["sentence_embedding"], p=2, dim=1)
+    return vectors.cpu().numpy()
+
+
 def encode_texts(
     predictions: list[str],
     references: list[str],
@@ -229,7 +260,6 @@ def encode_texts(
     forward pass. With a ``cache``, the references' token embeddings are read from it when present and
     stored when computed.
     """
-    import torch
     from bert_score.utils import bert_encode, padding, sent_encode
 
     tokenizer, model, device = _bertscore_encoder(
@@ -242,21 +272,9 @@ def encode_texts(
     sentence_model, poolers = pipeline if pipeline else (None, [])
     pooled: dict[str, np.ndarray] = {}
 
-    def poolable(texts: list[str], ids: list[list[int]]) -> set[int]:
-        candidates = [i for i, text in enumerate(texts) if text in whole_sentences]
-        if sentence_model is None or not candidates:
-            return set()
-        features = sentence_model.preprocess([texts[i] for i in candidates])
-        lengths = features["attention_mask"].sum(dim=1).tolist()
-        return {
-            i
-            for i, row, length in zip(candidates, features["input_ids"].tolist(), lengths)
-            if row[:length] == ids[i]
-        }
-
     def embed(texts: list[str]) -> list[tuple]:
         ids = [sent_encode(tokenizer, text) for text in texts]
-        shared = poolable(texts, ids)
+        shared = _poolable(sentence_model, whole_sentences, texts, ids)
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]), reverse=True)
         stats: list[tuple] = [()] * len(texts)
         while order:
@@ -271,12 +289,8 @@ def encode_texts(
                 stats[i] = (embeddings[row, :length].cpu().numpy(), weights)
             rows = [row for row, i in enumerate(chunk) if i in shared]
             if rows:
-                features = {"token_embeddings": embeddings[rows], "attention_mask": mask[rows].to(device)}
-                with torch.no_grad():
-                    for module in poolers:
-                        features = module(features)
-                    vectors = torch.nn.functional.normalize(features["sentence_embedding"], p=2, dim=1)
-                for row, vector in zip(rows, vectors.cpu().numpy()):
+                vectors = _sentence_vectors(poolers, embeddings[rows], mask[rows].to(device))
+                for row, vector in zip(rows, vectors):
                     pooled[texts[chunk[row]]] = vector
         return stats
 

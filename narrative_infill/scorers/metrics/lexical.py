@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from ...definitions import METEOR_PARAMS
+from ...paper_protocol import METEOR_PARAMS
 
 
 @cache

@@ -67,6 +67,13 @@ def metrics_signature(backbones: Backbones) -> str:
     return f"{backbones.signature()} | {lexical_signature()}"
 
 
+def _golds_caches(backbones: Backbones, cache_dir: str | None) -> tuple[EmbeddingCache, EmbeddingCache]:
+    """BERTScore's and Sem-F1's caches of the golds' embeddings, kept across calls (every gold is
+    scored once per model and setting)."""
+    signature = backbones.signature()
+    return embedding_cache("bertscore", signature, cache_dir), embedding_cache("semf1", signature, cache_dir)
+
+
 def score_pairs(
     predictions: list[str],
     references: list[str],
@@ -88,13 +95,7 @@ def score_pairs(
     predictions = [bounded_answer(p) for p in stripped]
     references = [r.strip() for r in references]
     filled = [i for i, p in enumerate(predictions) if p]
-    # The golds' embeddings are cached across calls (every gold is scored once per model and setting).
-    bert_cache: EmbeddingCache | None = None
-    sem_cache: EmbeddingCache | None = None
-    if use_cache:
-        signature = backbones.signature()
-        bert_cache = embedding_cache("bertscore", signature, cache_dir)
-        sem_cache = embedding_cache("semf1", signature, cache_dir)
+    bert_cache, sem_cache = _golds_caches(backbones, cache_dir) if use_cache else (None, None)
     answered = [predictions[i] for i in filled]
     their_golds = [references[i] for i in filled]
     pred_sentences = [sentences(text) for text in answered]

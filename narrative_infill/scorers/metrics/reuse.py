@@ -15,7 +15,7 @@ every third word) once. The smaller set decides: an answer made of story words r
 little of the story it takes (the neighbouring sentences rearranged), and an answer holding every
 content word of the story reads 1 however many words of its own it adds (the scrambled story
 padded). Real answers reuse the story's names and nouns but bring words of their own and leave
-most of the story out, so they stay below the threshold (``definitions.STORY_REUSE_THRESHOLD``;
+most of the story out, so they stay below the threshold (``copy_guards.STORY_REUSE_THRESHOLD``;
 docs/baselines.md has the measurements).
 
 Misspellings and synonyms: an answer word also counts as the story's when it is one letter's edit
@@ -37,8 +37,8 @@ from functools import cache, lru_cache
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from ...copy_guards import STORY_REUSE_THRESHOLD, is_story_reuse
 from ...data.records import BLANK
-from ...definitions import STORY_REUSE_THRESHOLD, is_story_reuse
 from .copying import folded_words
 
 #: Fewest content words a share is taken over (module docstring: short answers).
@@ -130,7 +130,7 @@ def story_reuse(answer: str, problem: str) -> float:
 @metric
 def reused_share(threshold: float = STORY_REUSE_THRESHOLD) -> Metric:
     """The share of samples whose ``story_reuse`` is above ``threshold`` (the package's rule,
-    ``definitions.is_story_reuse``; recorded as the metric's parameter): answers that are the
+    ``copy_guards.is_story_reuse``; recorded as the metric's parameter): answers that are the
     story's words rearranged."""
 
     def compute(scores: list[SampleScore]) -> float:

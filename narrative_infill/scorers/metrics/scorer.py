@@ -7,7 +7,7 @@ from functools import cache
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from ...definitions import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD
+from ...copy_guards import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
