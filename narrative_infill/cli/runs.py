@@ -279,7 +279,7 @@ def _add_grid(commands) -> None:
     # What follows -- (split off in main: argparse cannot take options there).
     grid.set_defaults(inspect_args=[])
 
-    status = command(commands, _grid_status)
+    status = command(commands, "grid-status", _grid_status)
     status.set_defaults(subcommand="grid status")  # as it is typed: errors name it so
     status.add_argument("log_dir", help="the grid's --log-dir")
     status.add_argument("--grid", help="the grid (packaged name or file) where the folder has no grid record")

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from ..paper_protocol import CAP_FACTOR, DIMENSIONS, PARADIGMS, REASONING_MAX_TOKENS
+from ..paper_protocol import CAP_FACTOR, DIMENSIONS, PAPER_JUDGE_VARIANT, PAPER_PROMPT_VARIANT, output_cap
 from .plan import GridError, Plan, Run
 from .slurm import gpus
 
@@ -113,21 +113,18 @@ def _instances(data: str, subset: str | None, filters: tuple) -> tuple[list, boo
 def _per_task(task: str, data: str, subset: str | None, filters: tuple, shape: tuple) -> tuple[Figures, bool]:
     """Token totals of one task over its instances (one judge), and whether the demo stood in."""
     from ..prompts import prompt_template
-    from ..scorers.judge.prompt import judge_prompt
-    from ..solvers.infill import max_tokens_for
+    from ..scorers.judge.rubric import judge_variant
 
-    variant, system_role, cap, factor, judge_variant = shape
+    variant, system_role, cap, factor, judge_name = shape
     count = token_counter().count
-    template, judge = prompt_template(task, variant), judge_prompt(judge_variant)
+    template, judge = prompt_template(task, variant), judge_variant(judge_name).prompt
     reply = count(json.dumps({dimension: 3 for dimension in DIMENSIONS}))
     instances, stand_in = _instances(data, subset, filters)
     total = Figures()
     for instance in instances:
         slots = {"problem": instance.problem, "n": instance.n, "unit": instance.unit}
         prompt = sum(count(text) for _, text in template.conversation(slots, system_role))
-        output = cap or (
-            REASONING_MAX_TOKENS if task in PARADIGMS else max_tokens_for(instance.gold_tokens, factor)
-        )
+        output, _ = output_cap(task, instance.gold_tokens, cap, factor)
         judged = count(judge.system) + count(judge.user(instance.problem, instance.gold_answer))
         total += Figures(prompt, output, judged, reply, 1)
     return total, stand_in
@@ -140,11 +137,11 @@ def run_figures(run: Run) -> tuple[Figures, bool]:
         run.command[run.command.index("--max-tokens") + 1] if "--max-tokens" in run.command else None
     )
     shape = (
-        args.get("variant", "paper"),
+        args.get("variant", PAPER_PROMPT_VARIANT),
         bool(args.get("system_role", False)),
         int(command_cap or args.get("max_tokens") or 0) or None,
         float(args.get("max_tokens_factor", CAP_FACTOR)),
-        args.get("judge_variant", "paper"),
+        args.get("judge_variant", PAPER_JUDGE_VARIANT),
     )
     filters = tuple((key, args[key]) for key in _FILTERS if key in args)
     judges = sum(1 for flag in run.command if flag == "--model-role")
