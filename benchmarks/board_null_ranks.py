@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from narrative_infill.analysis.submission.ranking import INSTANCES, compare_entries, rank
+from narrative_infill.platform.analysis.submission.ranking import INSTANCES, compare_entries, rank
 
 
 def equal_board(

@@ -2,8 +2,8 @@
 (time and peak RSS): a 64 MB response in a zip-bomb xlsx and in a JSONL file (both refused now),
 METEOR on an answer just under the 32 KB cap of distinct dictionary words (with the synonym lookups
 bounded, and with NLTK's plain WordNet reader as before), and the examples stage's slot pattern on
-"{{a" repeated to 64 KB. The tests (tests/test_bounded_entry.py, tests/test_meteor_synonyms_bounded.py,
-tests/test_linear_time.py) check the same at sizes that keep them fast.
+"{{a" repeated to 64 KB. The tests (tests/platform/test_bounded_entry.py, tests/core/test_meteor_synonyms_bounded.py,
+tests/core/test_linear_time.py) check the same at sizes that keep them fast.
 Usage: PYTHONPATH=$PWD python benchmarks/import_bounds.py
 """
 
@@ -19,7 +19,7 @@ CASES = {
         import sys, zipfile
         sys.path.insert(0, "tests")
         from test_bounded_entry import zip_bomb
-        from narrative_infill.analysis.import_rows import read_generations
+        from narrative_infill.platform.analysis.import_rows import read_generations
         path = zip_bomb(__import__("pathlib").Path(DIR) / "bomb.xlsx", 64 * 2**20)
         size = __import__("os").path.getsize(path)
         start = time.perf_counter()
@@ -32,7 +32,7 @@ CASES = {
     """,
     "JSONL, one 64 MB response: import": """
         import json, pathlib
-        from narrative_infill.analysis.import_rows import read_generations
+        from narrative_infill.platform.analysis.import_rows import read_generations
         path = pathlib.Path(DIR) / "big.jsonl"
         row = {"model": "m1", "template_name": "fitb_l2", "problem": "A. ______ B.", "gold_answer": "x.",
                "response": "a" * (64 * 2**20)}

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrative_infill.analysis.importer import import_generations
+from narrative_infill.platform.analysis.importer import import_generations
 
 RESPONSES = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "extraction" / "responses.jsonl"
 

@@ -25,9 +25,9 @@ from itertools import combinations
 import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from narrative_infill.analysis.stats import clustered_interval, paired_test
-from narrative_infill.analysis.submission.protocol import RANKED_TRACKS
-from narrative_infill.analysis.submission.ranking import INSTANCES, rank
+from narrative_infill.platform.analysis.stats import clustered_interval, paired_test
+from narrative_infill.platform.analysis.submission.protocol import RANKED_TRACKS
+from narrative_infill.platform.analysis.submission.ranking import INSTANCES, rank
 from narrative_infill.data.narrative import NARRATIVE
 
 

@@ -1,6 +1,6 @@
 """The judge reply parser's time on each hostile shape at 16, 64 and 256 KB (the cap lifted).
 
-The shapes are the linear-time test's (tests/test_judge_parse_linear.py). Prints one row per shape:
+The shapes are the linear-time test's (tests/core/test_judge_parse_linear.py). Prints one row per shape:
 milliseconds for one parse at each size (the best of five rounds, each parsing the same number of
 characters at every size, the sizes interleaved: the test's method) and the growth of the cost per
 character from 16 KB (1.0 when linear, 16 at 256 KB when quadratic). ``--parser FILE`` times

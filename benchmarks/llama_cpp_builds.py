@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=96, help="cap per prompt (greedy decoding)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    from narrative_infill.local.server import default_gguf
+    from narrative_infill.platform.local.server import default_gguf
 
     builds = dict(pair.split("=", 1) for pair in args.builds)
     job = {"model": str(default_gguf()), "prompts": demo_prompts(), "max_tokens": args.max_tokens,

@@ -7,7 +7,7 @@ Then runs ``verify --regenerate K`` on the honest submission ``--honest`` times 
 one ``--forged`` times (each draws its own seed) and prints how many of each failed. With
 ``--seed S`` the generations are seeded (the logs record it, so the re-generation reuses it): an
 honest submission is then reproduced exactly and can never raise a false alarm, which is how
-tests/test_regeneration_local.py runs it; without it, this measures the false-alarm rate.
+tests/core/test_regeneration_local.py runs it; without it, this measures the false-alarm rate.
 Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--seed S] [--keep DIR]
 """
 
@@ -43,7 +43,7 @@ def forge_gold(source: Path, target: Path) -> None:
     too: consistent with themselves in everything a file check can see."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    from narrative_infill.analysis.submission.recompute import answer_derived
+    from narrative_infill.platform.analysis.submission.recompute import answer_derived
     from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 
     shutil.copytree(source, target)
@@ -82,9 +82,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the logs and submissions here")
     args = parser.parse_args()
 
-    from narrative_infill.analysis.submission.build import build_submission, write_submission
-    from narrative_infill.analysis.submission.verify import verify
-    from narrative_infill.local.server import LocalModelServer
+    from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
+    from narrative_infill.platform.analysis.submission.verify import verify
+    from narrative_infill.platform.local.server import LocalModelServer
 
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="regeneration-power-"))
     with LocalModelServer() as server:

@@ -57,7 +57,7 @@ def other_model(truth: np.ndarray, bias: float, rng: np.random.Generator) -> np.
 def rate(k: int, repeats: int, seed: int, pair) -> tuple[float, float]:
     """(share of ``repeats`` checks of K answers that fail, the mean claimed - re-judged QAvg);
     ``pair(truth, rng)`` gives the claimed and re-judged scores."""
-    from narrative_infill.analysis.submission.rejudge import ALPHA, inflation_p_value
+    from narrative_infill.platform.analysis.submission.rejudge import ALPHA, inflation_p_value
 
     rng = np.random.default_rng(seed)
     failed, gaps = 0, []
@@ -139,7 +139,7 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=0.2, help="the noisy judge's per-dimension move rate")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    from narrative_infill.analysis.submission.rejudge import ALPHA, MARGIN, MIN_K
+    from narrative_infill.platform.analysis.submission.rejudge import ALPHA, MARGIN, MIN_K
 
     started = time.perf_counter()
     print(

@@ -27,7 +27,7 @@ def write_logs(n: int, log_dir: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
     from inspect_ai.scorer import Score
 
-    from narrative_infill.analysis.importer import import_generations
+    from narrative_infill.platform.analysis.importer import import_generations
 
     rng = random.Random(0)
     source = log_dir.with_name(log_dir.name + "-synthetic.jsonl")  # the import refuses a non-empty folder
@@ -75,7 +75,7 @@ def main() -> None:
         out = Path(scratch) / "report"
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "narrative_infill.cli", "report", str(log_dir), "-o", str(out)], check=True
+            [sys.executable, "-m", "narrative_infill.platform.cli", "report", str(log_dir), "-o", str(out)], check=True
         )
         elapsed = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

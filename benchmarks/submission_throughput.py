@@ -31,8 +31,8 @@ def write_logs(n: int, log_dir: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
     from inspect_ai.scorer import Score
 
-    from narrative_infill.analysis.importer import import_generations
-    from narrative_infill.analysis.submission.protocol import PUBLISHED_SOURCE
+    from narrative_infill.platform.analysis.importer import import_generations
+    from narrative_infill.platform.analysis.submission.protocol import PUBLISHED_SOURCE
     from narrative_infill.scorers.metrics.pairs import metrics_signature, resolve_backbones
     from narrative_infill.scorers.metrics.scorer import with_extraction
 
@@ -68,7 +68,7 @@ def write_logs(n: int, log_dir: Path) -> None:
 
 
 def relabel_full(path: Path) -> None:
-    from narrative_infill.analysis.submission.build import content_hash
+    from narrative_infill.platform.analysis.submission.build import content_hash
 
     document = json.loads(path.read_text())
     document["track"] = "full"
@@ -94,7 +94,7 @@ def main() -> None:
         write_logs(args.n, log_dir)
         print(f"wrote 9 logs x {args.n} scored samples in {time.perf_counter() - started:.0f} s", flush=True)
         out = Path(scratch) / "submission.json"
-        cli = [sys.executable, "-m", "narrative_infill.cli"]
+        cli = [sys.executable, "-m", "narrative_infill.platform.cli"]
         # Submitted as custom (synthetic logs are off the protocol), then relabelled full so that
         # verify runs every check of a ranked track, the per-sample prompt rebuild included.
         submit_s = timed([*cli, "submit", str(log_dir), "-o", str(out), "--track", "custom"])

@@ -23,7 +23,7 @@ def _seconds(step, logs: list[str]) -> tuple[float, list]:
 def main() -> None:
     from inspect_ai.log import read_eval_log_sample_summaries
 
-    from narrative_infill.analysis.sample_records import check_log
+    from narrative_infill.platform.analysis.sample_records import check_log
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", type=Path)

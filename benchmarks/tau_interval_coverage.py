@@ -17,7 +17,7 @@ import argparse
 import numpy as np
 from scipy.stats import kendalltau
 
-from narrative_infill.analysis.report.paper_compare import _bootstrap
+from narrative_infill.platform.analysis.report.paper_compare import _bootstrap
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ STANDIN = REPO / "tests" / "standin_openai_server.py"
 
 @contextlib.contextmanager
 def vllm_server(start_timeout: float):
-    from narrative_infill.local.vllm_engine import VllmServer
+    from narrative_infill.platform.local.vllm_engine import VllmServer
 
     server = VllmServer(port=free_port(), startup_timeout=start_timeout)
     started = time.perf_counter()

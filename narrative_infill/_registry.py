@@ -5,9 +5,9 @@ filter that names why a server Inspect started itself exited (``local.server_fai
 only those (tasks, solvers, scorers, providers, hooks), never analysis code: Inspect imports it whenever
 it resolves a name."""
 
-from .local.provider_key import LocalServerKey  # noqa: F401
-from .local.run_status import RunStatus  # noqa: F401
-from .local.server_failure import install as install_server_failure_cause
+from .platform.local.provider_key import LocalServerKey  # noqa: F401
+from .platform.local.run_status import RunStatus  # noqa: F401
+from .platform.local.server_failure import install as install_server_failure_cause
 from .scorers.judge.scorer import judge  # noqa: F401
 from .scorers.metrics.scorer import metrics  # noqa: F401
 from .solvers import generate_infill, infill_prompt  # noqa: F401

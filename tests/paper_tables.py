@@ -1,5 +1,5 @@
 """Reads the paper's Markdown tables (../shared/paper/paper.md) into (table, setting, row, column,
-value) cells, the form of ``narrative_infill/analysis/report/paper_results.csv``. The test compares
+value) cells, the form of ``narrative_infill/platform/analysis/report/paper_results.csv``. The test compares
 the committed file with what this parser reads, so a typo in either fails; the package itself
 never reads ../shared."""
 

@@ -13,7 +13,7 @@ The rules follow what the paper's annotators did (Appendix A.1, Table 9), in thi
 6. strip markdown, HTML tags, wrapping quotes and leftover blanks.
 
 No rule depends on particular texts, problems or models. Every rule is linear in its input,
-shown on hostile shapes at 16, 64 and 256 KB by tests/test_linear_time.py: no nested
+shown on hostile shapes at 16, 64 and 256 KB by tests/core/test_linear_time.py: no nested
 quantifiers, no two runs of the same characters around an optional part, no pattern retried
 from every position of a run it cannot match. Past a reasoning trace at most ``MAX_TEXT_CHARS``
 characters are read (docs/extraction-limits.md).
@@ -66,7 +66,7 @@ class Extraction:
 
 #: The most characters of one model text that extraction reads (after a reasoning trace is
 #: dropped) and that the metrics score. One answer's cost is bounded by it: every rule is
-#: linear in its input (tests/test_linear_time.py), and no real output comes near it: of the
+#: linear in its input (tests/core/test_linear_time.py), and no real output comes near it: of the
 #: 9,800 real responses in ../shared/data/extraction the longest is 21,453 characters, the
 #: longest answer extracted from them 1,518 (the published rule: the whole response, 21,453);
 #: gold spans are 1-3 sentences, at most 191 characters. See docs/extraction-limits.md.

@@ -7,9 +7,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..errors import OptionError
 from ..inspect_compat import active_generate_config
-from ..local.served_context import fit_served_context
 from ..paper_protocol import CAP_FACTOR, PAPER_PROMPT_VARIANT, output_cap
 from ..prompts import prompt_template
+from .served_context import fit_served_context
 from .valid_output import make_output_valid
 
 

@@ -9,7 +9,7 @@ the candidate, one its own) is never read as "the first one found".
 
 Every pattern here is linear in its input (no unbounded quantifier can re-scan a line from
 each of its positions), and a reply longer than ``MAX_REPLY_CHARS`` is refused before any is
-read: ``tests/test_judge_parse_linear.py`` times the shapes that were quadratic.
+read: ``tests/core/test_judge_parse_linear.py`` times the shapes that were quadratic.
 """
 
 from __future__ import annotations

@@ -1,0 +1,86 @@
+"""The floor and the entry rules: what a run must pass before its headline reads as a model's.
+
+Shared by the report (``report/baselines.py``) and the board (``submission/reference.py``), so
+both mark an entry by the same rules and the same words.
+
+**The floor** is the best AtAvg a null rule (``data.baselines.NULL_RULES``: every baseline but the
+gold) scores on the entry's own instances, taken over the rules the story guards do not flag: a
+rule whose share of copied answers (``copy_guards.is_copied``) or of story-reuse answers
+(``copy_guards.is_story_reuse``) is above ``COPIED_SHARE_LIMIT`` on those instances is left out.
+Why not every rule: a flagged rule is caught by the guards, so as an entry it would be shown but
+never ranked; taking it into the floor would also push the floor above honest models (under the
+authors' extraction the whole story copied scores above 18-20 of the paper's 20 models), so that
+nothing would be ranked and the mark would again say nothing. Why not fewer: any rule the guards
+let through could be submitted and ranked, so each must sit below every ranked entry. Together
+the two marks leave no trivial answer unmarked: it is flagged, or it sets the floor a ranked entry
+must beat. A rule whose guard share is unknown (logs scored before ``story_reuse`` existed) counts
+for the floor: the unknown cannot lower it.
+
+**The entry rules**: an entry whose share of copied or of story-reuse answers is above
+``COPIED_SHARE_LIMIT`` (or unknown), or whose AtAvg is not above the floor, is shown but not ranked,
+with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ...copy_guards import CONTEXT_COPY_THRESHOLD, COPIED_SHARE_LIMIT, STORY_REUSE_THRESHOLD
+
+ABOVE = "above the floor"
+#: A null rule's mark when no guard flags it: it is one of the rules the floor is the best of.
+IN_FLOOR = "kept for the floor (no guard flags it)"
+NOT_ABOVE = "NOT ABOVE the floor"
+COPY_RULE = (
+    f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers copy the story "
+    f"(context_copy > {CONTEXT_COPY_THRESHOLD:g})"
+)
+REUSE_RULE = (
+    f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers are the story's words in some "
+    f"order (story_reuse > {STORY_REUSE_THRESHOLD:g})"
+)
+#: Why an entry whose share over a guard (the key named) is unknown is not ranked.
+UNKNOWN_RULE = "not ranked: its share of answers over the {} guard is unknown (rescore with metrics)"
+FLOOR_RULE = "not ranked: its AtAvg is not above the floor (the best unflagged null rule on its instances)"
+
+
+def _known(share: float | None) -> bool:
+    return share is not None and not math.isnan(share)
+
+
+def over_limit(share: float | None) -> bool:
+    """Whether a known share of guarded answers is above the entry limit."""
+    return _known(share) and share > COPIED_SHARE_LIMIT  # type: ignore[operator]
+
+
+def guard_reason(copied: float | None, reused: float | None) -> str | None:
+    """Why an entry with these shares of copied and story-reuse answers is not ranked (None: it
+    passes both guards). An unknown share is a reason: deleting a key must not dodge the limit."""
+    for share, rule, key in ((copied, COPY_RULE, "context_copy"), (reused, REUSE_RULE, "story_reuse")):
+        if not _known(share):
+            return UNKNOWN_RULE.format(key)
+        if over_limit(share):
+            return rule
+    return None
+
+
+def floor_of(rules: Mapping[str, tuple[float, float | None, float | None]]) -> tuple[str, float] | None:
+    """(the rule, its AtAvg) setting the floor, from each null rule's (AtAvg, copied share,
+    story-reuse share) on one entry's instances; None when every rule is flagged or none ran."""
+    kept = {
+        rule: atavg
+        for rule, (atavg, copied, reused) in rules.items()
+        if not (over_limit(copied) or over_limit(reused)) and not math.isnan(atavg)
+    }
+    if not kept:
+        return None
+    best = max(kept, key=lambda rule: kept[rule])
+    return best, kept[best]
+
+
+def floor_mark(atavg: float, floor: tuple[str, float] | None) -> str:
+    """``ABOVE`` or ``NOT_ABOVE`` (with the rule that sets the floor); above when no rule is kept."""
+    if floor is None or atavg > floor[1]:
+        return ABOVE
+    return f"{NOT_ABOVE} (baseline/{floor[0]} {floor[1]:.3f})"

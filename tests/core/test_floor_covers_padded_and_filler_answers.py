@@ -1,0 +1,71 @@
+"""Gaps found by the attack pass on issue 45: under the default extraction every null rule the guards
+let through extracted to nothing, so the floor was 0 and any unflagged trivial answer was "above the
+floor" (closed by the ``generic-sentence`` null rule; the padding gap is open, a strict xfail).
+Measured at L2 on the 30 shared problems (MiniLM): a fixed gold-independent sentence ("He felt happy
+and decided to go home. It was a great day with friends.") scores AtAvg 0.207, above five of the 20
+real models (0.127-0.200 there); 60% of the story's content words scrambled with twelve
+generic words scores 0.287 and is flagged on 13% of the instances (the overlap coefficient's smaller
+set is then the answer's, diluted by the padding)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from narrative_infill.copy_guards import is_copied, is_story_reuse
+from narrative_infill.data.baselines import PROBLEM_RULES, context_answer
+from narrative_infill.extraction import extract_with
+from narrative_infill.scorers.metrics.copying import context_copy
+from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse
+
+DEMO = Path(__file__).parents[2] / "narrative_infill" / "data" / "demo.jsonl"
+GENERIC = [
+    "suddenly",
+    "decided",
+    "finally",
+    "happy",
+    "day",
+    "felt",
+    "time",
+    "great",
+    "friends",
+    "home",
+    "wanted",
+    "went",
+]
+
+
+def _problems() -> list[str]:
+    return [json.loads(line)["problem"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+
+
+def _story_thinned_and_padded(problem: str) -> str:
+    """Each content word of the story kept with probability 0.6 (seeded), all scrambled, plus GENERIC."""
+    chance = random.Random(problem)
+    words = [w for w in context_answer(problem).split() if not content_stems(w) or chance.random() < 0.6]
+    chance.shuffle(words)
+    return " ".join(words + GENERIC)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="open: the story-reuse guard's overlap coefficient is diluted by padding"
+)
+def test_part_of_the_story_padded_with_generic_words_is_flagged():
+    problems = _problems()
+    flagged = [is_story_reuse(story_reuse(_story_thinned_and_padded(p), p)) for p in problems]
+    assert sum(flagged) / len(flagged) > 0.75
+
+
+def test_the_floor_under_the_default_extraction_has_an_answer_to_read():
+    """Some null rule that neither guard flags answers every demo instance through ``ours``: else
+    the floor is 0 and a fixed generic sentence (AtAvg 0.207 at L2) is 'above the floor'."""
+    for problem in _problems():
+        kept = []
+        for rule in PROBLEM_RULES.values():
+            answer = extract_with("ours", f"<ANSWER>{rule(problem, 1)}</ANSWER>", problem).text
+            if answer and not is_copied(context_copy(answer, problem)):
+                kept.append(not is_story_reuse(story_reuse(answer, problem)))
+        assert any(kept), problem[:60]

@@ -1,0 +1,225 @@
+"""The package's rooms: imports flow one way, modules stay short and say what they are for."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "narrative_infill"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+#: Rooms a room may import from (besides itself and the shared ones, which any room may use).
+ALLOWED = {
+    "data": set(),
+    "extraction": set(),
+    "prompts": set(),
+    "local": set(),
+    "scorers": {"extraction", "data"},
+    "solvers": {"data"},
+    "tasks": {"solvers", "scorers", "data"},
+    "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
+    "grid": {"data", "scorers", "solvers"},  # the dry run counts the judge prompt and the cap rule
+    "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
+}
+#: The rules every room shares, one module per topic (``paper_protocol``: the paper's run protocol;
+#: ``copy_guards``, ``number_rules``, ``task_options``, ``errors``): modules that import no room.
+LEAVES = {"paper_protocol", "copy_guards", "number_rules", "task_options", "errors"}
+SHARED_ROOMS = {"prompts", "local", "inspect_compat", "nltk_data"} | LEAVES
+#: Shared modules that may import only the leaves.
+ON_LEAVES = {"inspect_compat", "nltk_data"}
+#: The entry points sit above every room.
+ENTRY_POINTS = {"_registry", "cli", "__init__"}
+
+
+def _room(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0].removesuffix(".py") if parts else ""
+
+
+def _imported_rooms(path: Path) -> set[str]:
+    """Top-level rooms of ``narrative_infill`` that ``path`` imports (relative or absolute)."""
+    package_parts = path.relative_to(PACKAGE).parent.parts
+    rooms = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package_parts[: len(package_parts) - (node.level - 1)])
+                target = base + (node.module.split(".") if node.module else [])
+                names = (
+                    []
+                    if node.module
+                    else [alias.name for alias in node.names if not alias.name.startswith("__")]
+                )
+                rooms.update([target[0]] if target else names)
+            elif node.module and node.module.startswith("narrative_infill."):
+                rooms.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            rooms.update(a.name.split(".")[1] for a in node.names if a.name.startswith("narrative_infill."))
+    return rooms
+
+
+def _import_problem(path: Path) -> str | None:
+    """Why ``path``'s imports break the rooms' one-way flow, None when they do not."""
+    room, name = _room(path), path.relative_to(PACKAGE)
+    if room in ENTRY_POINTS:
+        return None
+    if room in LEAVES:
+        return f"{name} imports from the package" if _imported_rooms(path) else None
+    if room in ON_LEAVES:
+        return f"{name} imports a room" if not _imported_rooms(path) <= LEAVES else None
+    foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
+    return f"{name} ({room}) imports {sorted(foreign - ALLOWED[room])}" if foreign - ALLOWED[room] else None
+
+
+# One test per check over every module (not one per module): a failure lists every offender.
+def test_imports_flow_one_way():
+    problems = [problem for path in MODULES if (problem := _import_problem(path))]
+    assert not problems, "\n".join(problems)
+
+
+def test_modules_are_short_and_say_what_they_are_for():
+    problems = []
+    for path in MODULES:
+        text, name = path.read_text(encoding="utf-8"), path.relative_to(PACKAGE)
+        if len(text.splitlines()) > 400:
+            problems.append(f"{name}: {len(text.splitlines())} lines")
+        if "fmt: skip" in text:  # the formatter's layout counts toward the limit, not a packed one
+            problems.append(f"{name} keeps lines from the formatter (fmt: skip)")
+        if not ast.get_docstring(ast.parse(text)):
+            problems.append(f"{name} opens without a docstring")
+    assert not problems, "\n".join(problems)
+
+
+#: The longest a function may be, in lines from ``def`` to its end, docstring excluded: contributing.md's
+#: "functions read as one idea (about 60 lines at most)".
+MAX_FUNCTION_LINES = 60
+
+
+def _function_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """``node``'s length in lines, without its docstring (nested functions count toward it)."""
+    length = (node.end_lineno or node.lineno) - node.lineno + 1
+    first = node.body[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        length -= (first.end_lineno or first.lineno) - first.lineno + 1
+    return length
+
+
+def test_functions_read_as_one_idea():
+    problems = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}: {lines} lines"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (lines := _function_lines(node)) > MAX_FUNCTION_LINES
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_paper_default_says_which_paper_thing_it_is():
+    """``"paper"`` is a prompt variant, a judge variant and a backbone: a default names the one it is
+    (``PAPER_PROMPT_VARIANT``, ``PAPER_JUDGE_VARIANT``, ``PAPER_BACKBONE``), never the bare literal."""
+    bare = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}"
+        for path in MODULES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            isinstance(default, ast.Constant) and default.value == "paper"
+            for default in [*node.args.defaults, *node.args.kw_defaults]
+        )
+    ]
+    assert bare == []
+
+
+def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
+    """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
+    imported the importer for the replay provider)."""
+    assert _imported_rooms(PACKAGE / "_registry.py") <= {"tasks", "scorers", "solvers", "local"}
+
+
+def test_rooms_are_the_documented_ones():
+    rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    loose = {p.name for p in PACKAGE.glob("*.py")}
+    assert rooms == set(ALLOWED) | {"cli"}
+    assert loose == {"__init__.py", "_registry.py", "inspect_compat.py", "nltk_data.py"} | {
+        f"{leaf}.py" for leaf in LEAVES
+    }
+
+
+_PRIVATE_PATH = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # in code or a string; __version__ is public
+
+
+def _reaches_private_inspect(source: str) -> bool:
+    """``inspect_ai._x`` or ``inspect_ai.y._z`` anywhere (an import, ``import_module("...")``), or a
+    private name imported from a public module (``from inspect_ai.log import _recorders``)."""
+    if _PRIVATE_PATH.search(source):
+        return True
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and (node.module or "").split(".")[0] == "inspect_ai"
+        and any(alias.name.startswith("_") and not alias.name.startswith("__") for alias in node.names)
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+@pytest.mark.parametrize(
+    "source, private",
+    [
+        ("from inspect_ai._util import x", True),
+        ("import inspect_ai._cli.util", True),
+        ('importlib.import_module("inspect_ai._cli")', True),
+        ("from inspect_ai import _util", True),
+        ("from inspect_ai.log import _recorders", True),
+        ("from inspect_ai.model import (\n    get_model,\n    _model,\n)", True),
+        ("from inspect_ai import __version__, eval", False),
+        ("from inspect_ai.log import read_eval_log", False),
+    ],
+)
+def test_the_private_inspect_check_sees_every_spelling(source, private):
+    assert _reaches_private_inspect(source) is private
+
+
+def test_private_inspect_apis_are_reached_only_through_inspect_compat():
+    """One seam for Inspect's internals: ``inspect_ai._x`` or ``inspect_ai.y._z`` nowhere else."""
+    users = [
+        p.relative_to(PACKAGE) for p in MODULES if _reaches_private_inspect(p.read_text(encoding="utf-8"))
+    ]
+    assert [str(p) for p in users] == ["inspect_compat.py"]
+
+
+def test_the_output_cap_rule_has_one_home():
+    """``paper_protocol.output_cap`` is the cap every harness and check applies: no other module
+    reads the reasoning room or recomputes the per-sample cap (five modules did)."""
+
+    def reads_the_rule(path: Path) -> bool:
+        names = {
+            getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        }
+        return bool(names & {"REASONING_MAX_TOKENS", "max_tokens_for"})
+
+    readers = [
+        str(p.relative_to(PACKAGE)) for p in MODULES if p.name != "paper_protocol.py" and reads_the_rule(p)
+    ]
+    assert readers == []
+
+
+def test_every_module_imports():
+    """On every supported Python (CI's matrix runs this without torch): heavy imports stay lazy."""
+    problems = []
+    for path in MODULES:
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # every module that fails to import is listed, not only the first
+            problems.append(f"{name}: {type(err).__name__}: {err}")
+    assert not problems, "\n".join(problems)

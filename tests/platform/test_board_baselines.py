@@ -1,0 +1,184 @@
+"""The board's reference rows (the null rules on the entries' own data, never the hub), each
+entry's guard shares and mark against the floor, the entries shown but not ranked (over a guard's
+limit, or not above the floor) with the reason, and a page that fits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from helpers import browser_page, mock_output
+from inspect_ai import eval
+from inspect_ai.model import get_model
+
+from narrative_infill.platform.analysis.floor import (
+    COPY_RULE,
+    FLOOR_RULE,
+    IN_FLOOR,
+    NOT_ABOVE,
+    REUSE_RULE,
+    UNKNOWN_RULE,
+)
+from narrative_infill.platform.analysis.submission.reference import REFERENCE_RULES
+from narrative_infill.platform.cli import main
+from narrative_infill.data.baselines import context_answer, neighbour_answer
+from narrative_infill.tasks import infill_task
+
+pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
+
+
+def _problem(messages) -> str:
+    """The problem of a paper-variant L2 prompt led by the system text."""
+    return messages[-1].text.split("\n\n")[1]
+
+
+def copier(messages, tools, tool_choice, config):
+    """Two thirds of the sentence before the blank, then a word of its own: a copy the extraction keeps."""
+    words = neighbour_answer(_problem(messages), 1).split()
+    return mock_output(f"<ANSWER>{' '.join(words[: max(4, len(words) * 2 // 3)])} again.</ANSWER>")
+
+
+def weak(messages, tools, tool_choice, config):
+    return mock_output("<ANSWER>Nothing happened.</ANSWER>")
+
+
+def sorter(messages, tools, tool_choice, config):
+    """The issue's attack: the story's distinct words sorted, which the copy guard (runs of three
+    in the story's order) reads as 0 and which ranked first on the demo track."""
+    words = sorted({w.strip(".,!?").lower() for w in context_answer(_problem(messages)).split()})
+    return mock_output(f"<ANSWER>{' '.join(words)}</ANSWER>")
+
+
+def silent(messages, tools, tool_choice, config):
+    return mock_output("<ANSWER></ANSWER>")
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    """Demo-track entries that copy, sort the story's words and answer nothing; a custom-track
+    entry run on the demo data (published extraction)."""
+    root = tmp_path_factory.mktemp("board")
+    for name, respond, track, extraction in (
+        ("copier", copier, "demo", "ours"),
+        ("sorter", sorter, "demo", "ours"),
+        ("silent", silent, "demo", "ours"),
+        ("weak", weak, "custom", "published"),
+    ):
+        model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
+        task = infill_task("l2", data="demo", backbone="minilm", judge=False, extraction=extraction)
+        eval(task, model=model, log_dir=str(root / "logs" / name), display="none")
+        out = root / "submissions" / f"{name}.json"
+        assert main(["submit", str(root / "logs" / name), "-o", str(out), "--track", track]) == 0
+    assert main(["leaderboard", str(root / "submissions"), "-o", str(root / "site")]) == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(board):
+    return board / "site"
+
+
+def _rows(site) -> list[dict]:
+    return json.loads((site / "leaderboard.json").read_text())["rows"]
+
+
+def test_reference_rows_are_computed_on_the_entries_own_data_and_never_ranked(site):
+    references = [r for r in _rows(site) if r["baseline"]]
+    assert sorted((r["track"], r["model"]) for r in references) == sorted(
+        (track, f"baseline/{rule}") for track in ("custom", "demo") for rule in REFERENCE_RULES
+    )
+    assert all("unavailable" not in r and "rank" not in r and r["n"] == 24 for r in references)
+    assert all(r["atavg"][0] == 0.0 for r in references if r["model"] == "baseline/empty")
+
+
+def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
+    rows = {(r["track"], r["model"]): r for r in _rows(site)}
+    weak_row, context = rows[("custom", "mockllm/weak")], rows[("custom", "baseline/context")]
+    # the copied story scores above the weak entry, but the copy guard flags it: not the floor
+    assert context["atavg"][0] > weak_row["atavg"][0] and context["vs_floor"] == COPY_RULE
+    assert rows[("custom", "baseline/sorted-story-words")]["vs_floor"] == REUSE_RULE
+    assert rows[("custom", "baseline/empty")]["vs_floor"] == IN_FLOOR
+    # a fixed sentence pair sets the floor (no story guard can flag it); "Nothing happened." is below
+    generic = rows[("custom", "baseline/generic-sentence")]
+    assert generic["vs_floor"] == IN_FLOOR and generic["atavg"][0] > weak_row["atavg"][0]
+    assert weak_row["floor_rule"] == "baseline/generic-sentence" and weak_row["floor_atavg"] > 0.0
+    assert weak_row["vs_floor"].startswith(NOT_ABOVE) and "unranked" not in weak_row  # custom: never ranked
+    markdown = (site / "leaderboard.md").read_text()
+    assert "| copied% | reused% | vs floor |" in markdown and "QAvg (the judge)" in markdown
+
+
+def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ranked(site):
+    rows = {(r["track"], r["model"]): r for r in _rows(site)}
+    copied, sorted_words = rows[("demo", "mockllm/copier")], rows[("demo", "mockllm/sorter")]
+    assert copied["copied"] == 1.0 and copied["unranked"] == COPY_RULE and "rank" not in copied
+    # failed before: the sorted words read 0 on context_copy and ranked first on the demo track
+    assert (
+        sorted_words["reused"] == 1.0
+        and sorted_words["unranked"] == REUSE_RULE
+        and "rank" not in sorted_words
+    )
+    silent_row = rows[("demo", "mockllm/silent")]
+    assert silent_row["unranked"] == FLOOR_RULE and "rank" not in silent_row
+    assert rows[("custom", "mockllm/weak")]["copied"] == 0.0
+    markdown = (site / "leaderboard.md").read_text()
+    assert COPY_RULE in markdown and REUSE_RULE in markdown and FLOOR_RULE in markdown
+
+
+@pytest.mark.browser
+def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.goto((site / "index.html").as_uri())
+        width = page.evaluate("document.documentElement.scrollWidth")
+        page.screenshot(path=str(tmp_path / "board.png"), full_page=True)
+        marks = page.eval_on_selector_all("td.below", "cells => cells.map(c => c.textContent)")
+        page.click("table[data-track=demo] tr[data-model='mockllm/copier'] summary")  # unfold a signature
+        unfolded = page.evaluate("document.documentElement.scrollWidth")
+        page.screenshot(path=str(tmp_path / "board-unfolded.png"), full_page=True)
+        flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
+    assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
+    assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
+    assert sorted(flagged) == ["mockllm/copier", "mockllm/silent", "mockllm/sorter"]
+
+
+def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
+    """The flag rests on each sample's context_copy: verify recomputes it from the logged answer."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
+
+    forged = tmp_path / "logs"
+    shutil.copytree(board / "logs" / "copier", forged)
+    for path in forged.glob("*.eval"):
+        log = read_eval_log(str(path))
+        for sample in log.samples:
+            sample.scores["metrics"].value["context_copy"] = 0.0
+        write_eval_log(log, str(path))
+    document = build_submission([str(forged)], "demo")
+    assert document["settings"]["l2"]["rates"]["copied"] == 0.0  # the forger's file claims no copying
+    write_submission(document, tmp_path / "forged.json")
+    assert main(["verify", str(tmp_path / "forged.json"), "--logs", str(forged)]) == 1
+    assert "context_copy is not the copy share of the answer in 24 sample(s)" in capsys.readouterr().out
+
+
+def test_deleting_context_copy_from_the_copied_samples_does_not_dodge_the_flag(board, tmp_path):
+    """Failed before: the share was taken over the samples that kept the key, so an entrant who
+    deleted it from the copied ones showed 0% copied and was ranked."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    edited, submissions = tmp_path / "logs", tmp_path / "submissions"
+    shutil.copytree(board / "logs" / "copier", edited)
+    for path in edited.glob("*.eval"):
+        log = read_eval_log(str(path))
+        for sample in log.samples:
+            if sample.scores["metrics"].value["context_copy"] > 0.8:
+                del sample.scores["metrics"].value["context_copy"]
+        write_eval_log(log, str(path))
+    submissions.mkdir()
+    assert main(["submit", str(edited), "-o", str(submissions / "copier.json"), "--track", "demo"]) == 0
+    document = json.loads((submissions / "copier.json").read_text())
+    assert document["settings"]["l2"]["rates"]["copied"] is None
+    assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site")]) == 0
+    [row] = [r for r in _rows(tmp_path / "site") if r["model"] == "mockllm/copier"]
+    assert row["unranked"] == UNKNOWN_RULE.format("context_copy") and "rank" not in row

@@ -1,0 +1,145 @@
+"""``narrative-infill import --baselines``: the null baselines answer the imported instances (the same
+problems and golds, in each setting), so the report can set the imported models beside them."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from inspect_ai.log import read_eval_log
+
+from narrative_infill.platform.analysis.importer import import_generations
+from narrative_infill.platform.analysis.floor import ABOVE, IN_FLOOR, REUSE_RULE
+from narrative_infill.platform.analysis.report.baselines import MARK, is_baseline
+from narrative_infill.platform.cli import main
+from narrative_infill.data.baselines import BASELINES, ORDER_FREE, context_answer
+
+STORY = "Ann found a lost dog. ______ She put up posters around town. The owner called her that evening."
+OTHER = "Ben wanted a bike. He saved his money. ______ He rode it to school every day."
+TAGGED = "\n\nFill in the blank with 1 sentence(s) in the format '<ANSWER> your answer </ANSWER>.\n"
+
+
+def row(model, template, problem, gold, response, **extra):
+    prompt = problem + (TAGGED if template != "fitb_l0" else "\n\nFill in the blank.")
+    return {"model": model, "template_name": template, "template_id": 0, "problem": problem,
+            "gold_answer": gold, "prompt_text": prompt, "response": response, **extra}  # fmt: skip
+
+
+def rows():
+    """Two models answering the same two L2 instances, and one L0 instance."""
+    gold_a, gold_b = "She took it home and fed it.", "He bought one at the shop."
+    return [
+        row("m/good", "fitb_l2", STORY, gold_a, f"<ANSWER>{gold_a}</ANSWER>"),
+        row("m/good", "fitb_l2", OTHER, gold_b, "<ANSWER>He bought a red bike at the shop.</ANSWER>"),
+        row("m/weak", "fitb_l2", STORY, gold_a, "<ANSWER>Nothing.</ANSWER>"),
+        row("m/weak", "fitb_l2", OTHER, gold_b, "<ANSWER>Nothing.</ANSWER>"),
+        row("m/good", "fitb_l0", STORY, gold_a, gold_a),
+    ]
+
+
+def write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def logs_by_model(locations):
+    logs = [read_eval_log(location) for location in locations]
+    return {(log.eval.model, log.eval.task.split("/")[-1]): log for log in logs}
+
+
+def test_each_baseline_answers_each_imported_instance_once_in_the_prompts_format(tmp_path):
+    source = write(tmp_path / "gen.jsonl", rows())
+    logs = logs_by_model(import_generations([source], str(tmp_path / "logs"), baselines=["context", "gold"]))
+    assert set(logs) == {
+        ("replay/m/good", "l2"), ("replay/m/weak", "l2"), ("replay/m/good", "l0"),
+        ("baseline/context", "l2"), ("baseline/context", "l0"), ("baseline/gold", "l2"), ("baseline/gold", "l0"),
+    }  # fmt: skip
+    context = logs[("baseline/context", "l2")]
+    answers = {sample.input: sample.output.completion for sample in context.samples}
+    # one sample per distinct instance (two models answered each), tagged as the L2 prompt asks
+    assert answers == {p: f"<ANSWER>{context_answer(p)}</ANSWER>" for p in (STORY, OTHER)}
+    [bare] = logs[("baseline/context", "l0")].samples
+    assert bare.output.completion == context_answer(STORY)  # L0's prompt asks for no tags
+    golds = {s.input: s.output.completion for s in logs[("baseline/gold", "l2")].samples}
+    assert golds[STORY] == "<ANSWER>She took it home and fed it.</ANSWER>"
+    assert all(s.metadata["n"] == 1 for s in context.samples)  # the gold's sentence count
+
+
+def test_a_files_model_named_like_a_baseline_is_not_taken_for_one(tmp_path):
+    """Only the package's own baseline rows name a log baseline/<rule>; a file's field cannot."""
+    forged = [{**r, "model": "baseline/context"} for r in rows()[:2]]
+    locations = import_generations([write(tmp_path / "gen.jsonl", forged)], str(tmp_path / "logs"))
+    [log] = [read_eval_log(location) for location in locations]
+    assert log.eval.model == "replay/baseline/context" and not is_baseline(log.eval.model)
+
+
+def test_an_instance_asked_for_in_two_formats_is_answered_in_each(tmp_path):
+    """Found by the attack pass: the first row's prompt decided the format for every row of the instance."""
+    tagged, bare = (
+        rows()[0],
+        {**rows()[0], "model": "m/bare", "prompt_text": STORY + "\n\nFill in the blank."},
+    )
+    locations = import_generations([write(tmp_path / "gen.jsonl", [tagged, bare])], str(tmp_path / "logs"),
+                                   baselines=["context"])  # fmt: skip
+    context = logs_by_model(locations)[("baseline/context", "l2")]
+    assert sorted(s.output.completion for s in context.samples) == sorted(
+        [context_answer(STORY), f"<ANSWER>{context_answer(STORY)}</ANSWER>"]
+    )
+
+
+def test_a_gold_of_invisible_characters_is_refused(tmp_path):
+    from narrative_infill.platform.analysis.import_rows import ImportRowError
+
+    source = write(tmp_path / "gen.jsonl", [{**rows()[0], "gold_answer": "\u200b\u2060"}])
+    with pytest.raises(ImportRowError, match="row 1.*gold_answer"):
+        import_generations([source], str(tmp_path / "logs"), baselines=["neighbour"])
+
+
+def test_extraction_without_score_is_refused(tmp_path, capsys):
+    source = write(tmp_path / "gen.jsonl", rows())
+    assert main(["import", source, "-o", str(tmp_path / "logs"), "--extraction", "published"]) == 1
+    assert "--extraction says how --score reads the answers" in capsys.readouterr().err
+    assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.heavy  # scores with a real embedding backbone (torch)
+@pytest.mark.parametrize("extraction", ["ours", "published"])
+def test_the_report_over_imported_outputs_and_every_null_rule_marks_each_run(tmp_path, extraction):
+    """Import with --baselines (every rule), score, report, under both extractions: every null rule
+    is marked, those rearranging the story flagged, the models marked against the floor."""
+    source = write(tmp_path / "gen.jsonl", rows())
+    logs, out = tmp_path / "logs", tmp_path / "report"
+    command = [
+        "import",
+        source,
+        "-o",
+        str(logs),
+        "--baselines",
+        "--score",
+        "metrics",
+        "--extraction",
+        extraction,
+    ]
+    assert main(command) == 0
+    assert main(["report", str(logs), "-o", str(out)]) == 0
+    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+    assert {f"baseline/{rule}" for rule in BASELINES} <= set(table.index)
+    # the rules that rearrange the whole story are flagged even on two short stories (the rules on
+    # the neighbours alone are measured against the real models in test_null_rules_floor.py)
+    for rule in ("scrambled-story", "sorted-story-words", "story-adjacent-words-swapped"):
+        assert table.loc[f"baseline/{rule}", MARK] == REUSE_RULE, rule
+    assert all(isinstance(table.loc[f"baseline/{rule}", MARK], str) for rule in ORDER_FREE)
+    assert table.loc["baseline/empty", MARK] == IN_FLOOR and table.loc["baseline/gold", MARK] == "the ceiling"
+    assert table.loc["m/good", MARK] == ABOVE
+    copies = pd.read_csv(out / "copy_share_by_setting.csv", index_col=0)
+    assert copies.loc["m/good", "l2"] == 0.0
+    # the authors' extraction keeps a copy whole (the copy guard flags it); ours removes it (AtAvg 0)
+    if extraction == "published":
+        assert (
+            copies.loc["baseline/context", "l2"] == 100.0 and table.loc["baseline/context", MARK] != IN_FLOOR
+        )
+    else:
+        assert (
+            table.loc["baseline/context", "AtAvg"] == 0.0 and table.loc["baseline/context", MARK] == IN_FLOOR
+        )

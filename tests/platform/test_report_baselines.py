@@ -1,0 +1,66 @@
+"""The report over baseline logs: the null rules beside the models, each run's guard shares and
+mark (a guard that flags it, else above or not above the floor), and each run's copy share."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from helpers import mock_output
+from inspect_ai import eval
+from inspect_ai.model import get_model
+
+from narrative_infill.platform.analysis.floor import ABOVE, COPY_RULE, IN_FLOOR, NOT_ABOVE, REUSE_RULE
+from narrative_infill.platform.analysis.report.baselines import MARK
+from narrative_infill.platform.cli import main
+from narrative_infill.tasks import infill_task
+
+pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
+
+#: a weak answer of its own
+WEAK = "Nothing happened."
+
+
+def _run(model, directory, domain="sind"):
+    task = infill_task("l2", data="demo", domain=domain, backbone="minilm", extraction="published")
+    eval(task, model=model, log_dir=str(directory), display="none")
+
+
+def _answering(name: str, answer: str):
+    return get_model(f"mockllm/{name}", custom_outputs=lambda *_: mock_output(f"<ANSWER>{answer}</ANSWER>"))
+
+
+def test_the_report_marks_flagged_null_rules_and_models_against_the_floor(tmp_path):
+    """The floor is the best null rule no guard flags: the copied story and its sorted words are
+    flagged (and left out), the empty answer sets it; a model answering nothing is not above it."""
+    logs, out = tmp_path / "logs", tmp_path / "report"
+    runs = (_answering("weak", WEAK), _answering("silent", ""), "baseline/context", "baseline/empty",
+            "baseline/sorted-story-words")  # fmt: skip
+    for model in runs:
+        _run(model, logs)
+    assert main(["report", str(logs), "-o", str(out)]) == 0
+    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+    assert table.loc["baseline/context", MARK] == COPY_RULE
+    assert table.loc["baseline/sorted-story-words", MARK] == REUSE_RULE
+    assert table.loc["baseline/sorted-story-words", "story reuse %"] == 100.0
+    assert table.loc["baseline/empty", MARK] == IN_FLOOR
+    # the copy scores above the weak model, but it is flagged: the floor is the empty answer's 0
+    assert table.loc["baseline/context", "AtAvg"] > table.loc["mockllm/weak", "AtAvg"] > 0
+    assert table.loc["mockllm/weak", "floor rule"] == "baseline/empty"
+    assert table.loc["mockllm/weak", MARK] == ABOVE
+    assert table.loc["mockllm/silent", MARK] == f"{NOT_ABOVE} (baseline/empty 0.000)"
+    copies = pd.read_csv(out / "copy_share_by_setting.csv", index_col=0)
+    assert copies.loc["baseline/context", "l2"] == 100.0 and copies.loc["mockllm/weak", "l2"] == 0.0
+    text = (out / "report.md").read_text()
+    assert "## baselines_vs_models" in text and NOT_ABOVE in text and "## copy_share_by_setting" in text
+    # the paper's tables are of models: a baseline in Table 3 moved its Overall row
+    table3 = pd.read_csv(out / "table3_model_by_level.csv", index_col=0)
+    assert not [row for row in table3.index if row.startswith("baseline/")]
+
+
+def test_a_model_a_null_rule_does_not_cover_is_not_compared(tmp_path):
+    logs, out = tmp_path / "logs", tmp_path / "report"
+    _run(_answering("weak", WEAK), logs, domain="roc")
+    _run("baseline/context", logs)  # other instances (sind)
+    assert main(["report", str(logs), "-o", str(out)]) == 0
+    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"])
+    assert table.loc[("l2", "mockllm/weak"), MARK] == "floor unknown: baseline/context answers 0 of 6 samples"
