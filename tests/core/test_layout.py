@@ -1,10 +1,12 @@
-"""The package's rooms: imports flow one way, modules stay short and say what they are for."""
+"""The package's rooms: the core apart from the platform, imports flow one way, modules stay short and
+say what they are for."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,73 +14,129 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "narrative_infill"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
-#: Rooms a room may import from (besides itself and the shared ones, which any room may use).
-ALLOWED = {
+#: The core's rooms (what ``inspect eval narrative_infill/l2`` needs) and those each may import from,
+#: besides itself and the shared modules.
+CORE = {
     "data": set(),
     "extraction": set(),
-    "prompts": set(),
-    "local": set(),
     "scorers": {"extraction", "data"},
     "solvers": {"data"},
     "tasks": {"solvers", "scorers", "data"},
-    "analysis": {"scorers", "extraction", "data", "tasks", "solvers"},
-    "grid": {"data", "scorers", "solvers"},  # the dry run counts the judge prompt and the cap rule
-    "lm_eval": {"data", "extraction", "scorers", "solvers"},  # the lm-eval tasks: same loader, prompts, scoring
+}
+#: The platform's rooms (under ``platform/``): any of the core's rooms, and the platform rooms named.
+PLATFORM = {
+    "local": set(),
+    "analysis": {"local"},
+    "grid": {"local"},
+    "lm_eval": set(),  # the lm-eval tasks: the core's loader, prompts and scoring
+    "cli": {"analysis", "grid", "local", "lm_eval"},  # the command above every room
 }
 #: The rules every room shares, one module per topic (``paper_protocol``: the paper's run protocol;
 #: ``copy_guards``, ``number_rules``, ``task_options``, ``errors``): modules that import no room.
 LEAVES = {"paper_protocol", "copy_guards", "number_rules", "task_options", "errors"}
-SHARED_ROOMS = {"prompts", "local", "inspect_compat", "nltk_data"} | LEAVES
+#: Shared modules of the core that any room may use (``prompts`` is a folder: the templates).
+SHARED_MODULES = {"prompts", "inspect_compat", "nltk_data"} | LEAVES
 #: Shared modules that may import only the leaves.
 ON_LEAVES = {"inspect_compat", "nltk_data"}
-#: The entry points sit above every room.
-ENTRY_POINTS = {"_registry", "cli", "__init__"}
+#: Inspect's entry points: the core's registry, the platform's hooks.
+CORE_ENTRY_POINTS = {"_registry", "__init__"}
+PLATFORM_ENTRY_POINTS = {"inspect_hooks", "__init__"}
 
 
 def _room(path: Path) -> str:
-    parts = path.relative_to(PACKAGE).parts
-    return parts[0].removesuffix(".py") if parts else ""
+    """``tasks``, ``paper_protocol``, ... for the core; ``platform/cli``, ``platform/analysis``, ... ."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return "/".join(parts[:2]) if parts[0] == "platform" and len(parts) > 1 else parts[0]
 
 
-def _imported_rooms(path: Path) -> set[str]:
-    """Top-level rooms of ``narrative_infill`` that ``path`` imports (relative or absolute)."""
+def _imported_modules(path: Path) -> set[tuple[str, ...]]:
+    """Modules of ``narrative_infill`` that ``path`` imports (relative or absolute), as parts under
+    the package: ``from ..data import x`` in ``tasks/a.py`` is ``("data",)``; ``from . import x`` is
+    the package's ``x``."""
     package_parts = path.relative_to(PACKAGE).parent.parts
-    rooms = set()
+    modules = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = list(package_parts[: len(package_parts) - (node.level - 1)])
-                target = base + (node.module.split(".") if node.module else [])
-                names = (
-                    []
-                    if node.module
-                    else [alias.name for alias in node.names if not alias.name.startswith("__")]
-                )
-                rooms.update([target[0]] if target else names)
-            elif node.module and node.module.startswith("narrative_infill."):
-                rooms.add(node.module.split(".")[1])
+                base = tuple(package_parts[: len(package_parts) - (node.level - 1)])
+                target = base + tuple(node.module.split(".") if node.module else ())
+                names = [] if node.module else [a.name for a in node.names if not a.name.startswith("__")]
+                modules.update([target + (name,) for name in names] if names else [target])
+            elif node.module and node.module.split(".")[0] == "narrative_infill":
+                modules.add(tuple(node.module.split(".")[1:]))
         elif isinstance(node, ast.Import):
-            rooms.update(a.name.split(".")[1] for a in node.names if a.name.startswith("narrative_infill."))
-    return rooms
+            modules.update(
+                tuple(a.name.split(".")[1:]) for a in node.names if a.name.split(".")[0] == "narrative_infill"
+            )
+    return {module for module in modules if module}
+
+
+def _imported_rooms(path: Path) -> set[str]:
+    return {_room(PACKAGE.joinpath(*module)) for module in _imported_modules(path)}
 
 
 def _import_problem(path: Path) -> str | None:
     """Why ``path``'s imports break the rooms' one-way flow, None when they do not."""
-    room, name = _room(path), path.relative_to(PACKAGE)
-    if room in ENTRY_POINTS:
-        return None
+    room, name, rooms = _room(path), path.relative_to(PACKAGE), _imported_rooms(path)
     if room in LEAVES:
-        return f"{name} imports from the package" if _imported_rooms(path) else None
+        return f"{name} imports from the package" if rooms else None
     if room in ON_LEAVES:
-        return f"{name} imports a room" if not _imported_rooms(path) <= LEAVES else None
-    foreign = _imported_rooms(path) - {room} - SHARED_ROOMS
-    return f"{name} ({room}) imports {sorted(foreign - ALLOWED[room])}" if foreign - ALLOWED[room] else None
+        return f"{name} imports a room" if not rooms <= LEAVES else None
+    if room in CORE_ENTRY_POINTS:
+        allowed = set(CORE) | SHARED_MODULES
+    elif room.startswith("platform/"):
+        inner = room.removeprefix("platform/")
+        if inner in PLATFORM_ENTRY_POINTS:
+            return None
+        allowed = set(CORE) | SHARED_MODULES | {f"platform/{r}" for r in PLATFORM[inner] | {inner}}
+    else:
+        allowed = CORE.get(room, set()) | {room} | SHARED_MODULES
+    foreign = rooms - allowed
+    return f"{name} ({room}) imports {sorted(foreign)}" if foreign else None
 
 
 # One test per check over every module (not one per module): a failure lists every offender.
 def test_imports_flow_one_way():
     problems = [problem for path in MODULES if (problem := _import_problem(path))]
     assert not problems, "\n".join(problems)
+
+
+def test_the_core_imports_nothing_from_the_platform():
+    """The line between the two parts, arrows one way: no module outside ``platform/`` imports one
+    inside it (relative or absolute import, or the module's path in a string, as ``import_module``
+    would take it). Failed before: ``_registry`` imported the platform's hooks, ``solvers/infill.py``
+    its served-context cap."""
+    core = [path for path in MODULES if _room(path).split("/")[0] != "platform"]
+    problems = [
+        f"{path.relative_to(PACKAGE)} imports {'.'.join(module)}"
+        for path in core
+        for module in sorted(_imported_modules(path))
+        if module[0] == "platform"
+    ]
+    problems += [
+        f"{path.relative_to(PACKAGE)} names narrative_infill.platform"
+        for path in core
+        if "narrative_infill.platform" in path.read_text(encoding="utf-8")
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "relative, source, imported",
+    [
+        ("tasks/x.py", "from ..platform.local import server", {("platform", "local")}),
+        ("_registry.py", "from .platform import inspect_hooks", {("platform",)}),
+        ("solvers/x.py", "import narrative_infill.platform.cli", {("platform", "cli")}),
+        ("platform/cli/x.py", "from ...tasks import l2", {("tasks",)}),
+        ("platform/cli/x.py", "from .. import analysis", {("platform", "analysis")}),
+    ],
+)
+def test_the_import_scan_sees_every_spelling(tmp_path, monkeypatch, relative, source, imported):
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path)
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    assert _imported_modules(path) == imported
 
 
 def test_modules_are_short_and_say_what_they_are_for():
@@ -139,19 +197,19 @@ def test_a_paper_default_says_which_paper_thing_it_is():
     assert bare == []
 
 
-def test_inspects_entry_point_imports_only_tasks_scorers_solvers_and_providers():
-    """``_registry`` is imported whenever Inspect resolves a name: no analysis code behind it (it
-    imported the importer for the replay provider)."""
-    assert _imported_rooms(PACKAGE / "_registry.py") <= {"tasks", "scorers", "solvers", "local"}
+def test_inspects_entry_point_imports_only_tasks_scorers_and_solvers():
+    """``_registry`` is imported whenever Inspect resolves a name: no platform code behind it (it
+    imported the importer for the replay provider, then the platform's hooks)."""
+    assert _imported_rooms(PACKAGE / "_registry.py") <= {"tasks", "scorers", "solvers"}
 
 
 def test_rooms_are_the_documented_ones():
     rooms = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    platform = {p.name for p in (PACKAGE / "platform").iterdir() if p.is_dir() and p.name != "__pycache__"}
     loose = {p.name for p in PACKAGE.glob("*.py")}
-    assert rooms == set(ALLOWED) | {"cli"}
-    assert loose == {"__init__.py", "_registry.py", "inspect_compat.py", "nltk_data.py"} | {
-        f"{leaf}.py" for leaf in LEAVES
-    }
+    assert rooms == set(CORE) | {"prompts", "platform"}
+    assert platform == set(PLATFORM)
+    assert loose == {"__init__.py", "_registry.py"} | {f"{name}.py" for name in SHARED_MODULES - {"prompts"}}
 
 
 _PRIVATE_PATH = re.compile(r"\binspect_ai(?:\.\w+)*\._(?!_)\w+")  # in code or a string; __version__ is public
