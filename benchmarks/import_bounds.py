@@ -17,7 +17,7 @@ import textwrap
 CASES = {
     "xlsx zip bomb, 64 MB cell: import": """
         import sys, zipfile
-        sys.path.insert(0, "tests")
+        sys.path.insert(0, "tests/platform")
         from test_bounded_entry import zip_bomb
         from narrative_infill.platform.analysis.import_rows import read_generations
         path = zip_bomb(__import__("pathlib").Path(DIR) / "bomb.xlsx", 64 * 2**20)

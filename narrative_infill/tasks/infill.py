@@ -27,7 +27,7 @@ from narrative_infill.solvers import generate_infill, infill_prompt
 from narrative_infill.task_options import as_list
 
 #: The tasks' version, its one home (every log records it as Inspect's task_version; the lm-eval task
-#: files restate it and tests/platform/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
+#: files restate it, tests/platform/test_eval_yaml.py holds them to it). Bumped whenever prompts, extraction
 #: or scoring change what a score means, so that logs of different versions are never compared as
 #: equals. 1: the authors' position rule on the problem text, the output-cap rule (user cap wins,
 #: 4,096 for reasoning), the truncated flag, the second extraction pass (prompt echoes, whole
