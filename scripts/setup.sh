@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create .venv/ at the repo root and install narrative-infill with the local model and dev tools.
+# Create .venv/ at the repo root and install narrative-infill with every CPU extra and the dev tools.
 # Idempotent. torch's CPU build goes in first: anything installed after it keeps it, whereas
 # letting sentence-transformers pull torch on its own fetches a multi-GB CUDA build.
 set -euo pipefail
@@ -19,9 +19,9 @@ PYTHON=${PYTHON:-python3}
 # llama-cpp-python built for any x86-64-v3 CPU, never -march=native (see the script); before the
 # package, so pip finds it installed and never builds or takes one from its cache.
 bash scripts/install-llama-cpp.sh .venv/bin/python
-.venv/bin/python -m pip install -q -e ".[local,dev]"
-# lm-evaluation-harness (issue 40): the lm-eval tasks' tests and the `lm_eval` command in .venv.
-.venv/bin/python -m pip install -q -e ".[lm-eval]"
+# The core and every extra the tests cover (all: report, local, lm-eval; pyproject.toml), with the
+# test tools: the lm-eval tasks' tests and the `lm_eval` command in .venv (issue 40) among them.
+.venv/bin/python -m pip install -q -e ".[all,dev]"
 .venv/bin/narrative-infill setup-data
 # The Inspect Evals Register's schema (issue 50): the one pinned wheel, without its dependencies, that
 # tests/platform/test_eval_yaml.py reads eval.yaml's schema from, offline.

@@ -41,6 +41,8 @@ ON_LEAVES = {"inspect_compat", "nltk_data"}
 #: Inspect's entry points: the core's registry, the platform's hooks.
 CORE_ENTRY_POINTS = {"_registry", "__init__"}
 PLATFORM_ENTRY_POINTS = {"inspect_hooks", "__init__"}
+#: Modules of the platform any of its rooms may use: which extra brings which library.
+PLATFORM_SHARED = {"extras"}
 
 
 def _room(path: Path) -> str:
@@ -88,7 +90,12 @@ def _import_problem(path: Path) -> str | None:
         inner = room.removeprefix("platform/")
         if inner in PLATFORM_ENTRY_POINTS:
             return None
-        allowed = set(CORE) | SHARED_MODULES | {f"platform/{r}" for r in PLATFORM[inner] | {inner}}
+        own = (
+            PLATFORM.get(inner, set())
+            | {inner}
+            | (PLATFORM_SHARED if inner not in PLATFORM_SHARED else set())
+        )
+        allowed = set(CORE) | SHARED_MODULES | {f"platform/{r}" for r in own}
     else:
         allowed = CORE.get(room, set()) | {room} | SHARED_MODULES
     foreign = rooms - allowed
@@ -209,6 +216,7 @@ def test_rooms_are_the_documented_ones():
     loose = {p.name for p in PACKAGE.glob("*.py")}
     assert rooms == set(CORE) | {"prompts", "platform"}
     assert platform == set(PLATFORM)
+    assert {p.stem for p in (PACKAGE / "platform").glob("*.py")} == PLATFORM_ENTRY_POINTS | PLATFORM_SHARED
     assert loose == {"__init__.py", "_registry.py"} | {f"{name}.py" for name in SHARED_MODULES - {"prompts"}}
 
 

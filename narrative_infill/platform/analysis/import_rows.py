@@ -89,6 +89,8 @@ def read_rows(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]
         try:
             header = pd.read_excel(path, header=None, nrows=1).iloc[0].tolist() if path.is_file() else []
             frame = pd.read_excel(path, keep_default_na=False)
+        except ImportError:  # no Excel engine (the report extra): not a broken file; the command says so
+            raise
         except Exception as err:  # pandas and its Excel engines raise several types for a broken file
             raise ImportRowError(f"{path}: unreadable spreadsheet ({str(err).splitlines()[0]})") from None
         check_columns(header, str(path), ImportRowError)  # pandas renames a second "n" to "n.1"

@@ -1,8 +1,9 @@
 """The ``narrative-infill`` command line: one module per group of commands, ``main`` here.
 
 An error the package raises about its input or environment (a ``NarrativeInfillError``) is
-printed as one line without a traceback; any other exception is a bug and shows its
-traceback. ``--debug`` shows the traceback always.
+printed as one line without a traceback, and so is a library missing because its extra is not
+installed (the line names the extra); any other exception is a bug and shows its traceback.
+``--debug`` shows the traceback always.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import sys
 
 from ...errors import NarrativeInfillError
+from ..extras import install_line, missing_extra
 from . import compare, data, export, lm_eval, local, results, runs
 
 
@@ -58,6 +60,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"narrative-infill {args.subcommand}: {err}", file=sys.stderr)
+        return 1
+    except ImportError as err:
+        extra = missing_extra(err)
+        if extra is None or args.debug:
+            raise
+        print(
+            f"narrative-infill {args.subcommand}: needs the '{extra}' extra ({err}): {install_line(extra)}",
+            file=sys.stderr,
+        )
         return 1
 
 
