@@ -9,12 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers import mock_model  # noqa: E402
+from helpers import VALID_VERDICT, mock_model  # noqa: E402
 
-VALID = (
-    '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, '
-    '"Narrative_Consistency": 5, "Informativeness": 3}'
-)
 LIMIT = 6
 
 
@@ -27,7 +23,7 @@ def write_demo_log(log_dir: str):
     failed = list(infill_dataset("demo", n=1))[0]
 
     def grade(messages, config):
-        return "I cannot score this." if failed.input in messages[-1].text else VALID
+        return "I cannot score this." if failed.input in messages[-1].text else VALID_VERDICT
 
     [log] = eval(
         "narrative_infill/l2",

@@ -3,7 +3,10 @@ mock models."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +41,20 @@ def require_shared() -> None:
     require(
         SHARED.is_dir(), f"needs the ../shared folder ({SHARED}: real data, paper, reference), absent here"
     )
+
+
+#: A grader's verdict that parses (the paper's five dimensions), for every test that needs one.
+VALID_VERDICT = (
+    '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, '
+    '"Narrative_Consistency": 5, "Informativeness": 3}'
+)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, for a stand-in server or ``serve`` to bind next."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def mock_output(text: str) -> ModelOutput:
@@ -89,3 +106,54 @@ def umask(mask: int) -> Iterator[None]:
         yield
     finally:
         os.umask(old)
+
+
+def scripted_grader(*replies, name="model"):
+    """A mockllm grader answering with ``replies`` in turn (an Exception instance is raised)."""
+    queue = list(replies)
+    calls = []
+
+    def outputs(messages, tools, tool_choice, config):
+        calls.append(messages)
+        reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(reply, Exception):
+            raise reply
+        return mock_output(reply)
+
+    model = get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
+    return model, calls
+
+
+def write_jsonl(path: Path, records) -> str:
+    """``records`` as a JSONL file at ``path``; its path as a string, as the readers take it."""
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return str(path)
+
+
+def refused(call, *args) -> str:
+    """The message of the package's error that ``call(*args)`` must raise."""
+    from narrative_infill.errors import NarrativeInfillError
+
+    with pytest.raises(NarrativeInfillError) as raised:
+        call(*args)
+    return str(raised.value)
+
+
+#: what varied_answers_model answers, one picked per sample by its prompt
+VARIED_ANSWERS = (
+    "They went home.",
+    "The kids spent the afternoon splashing at the lake.",
+    "She found the keys under the mat.",
+    "It rained all night, so the game was called off.",
+    "He finally called his brother back.",
+)
+
+
+def varied_answers_model():
+    """A scripted model whose answer differs between samples (so the stand-in's scores do too)."""
+
+    def answer(messages, config):
+        pick = hashlib.sha256(messages[-1].text.encode()).digest()[0] % len(VARIED_ANSWERS)
+        return f"<ANSWER>{VARIED_ANSWERS[pick]}</ANSWER>"
+
+    return mock_model(answer)

@@ -19,16 +19,15 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from helpers import browser_page, free_port, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
+from narrative_infill.data.records import BLANK
 from narrative_infill.platform.analysis.annotate.study import StudyError, draw, open_study
 from narrative_infill.platform.analysis.report.human import read_human_ratings
 from narrative_infill.platform.cli import main
-from narrative_infill.data.records import BLANK
 from narrative_infill.tasks import infill_task
-
-from helpers import browser_page, mock_output
 
 heavy = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
@@ -53,12 +52,6 @@ def logs(tmp_path_factory):
             eval(infill_task(setting, data="demo", domain="sind", backbone="minilm", judge=True), model=model,
                  model_roles={"grader": grader}, log_dir=str(root), display="none")  # fmt: skip
     return root
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def start(logs, study, annotator, port):

@@ -5,17 +5,21 @@ as a baseline (hiding it from the marks) or stand in for a null rule of the floo
 from __future__ import annotations
 
 import pytest
+from helpers import write_jsonl
+from input_records import rows
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from narrative_infill.platform.analysis.importer import import_generations
-from narrative_infill.platform.analysis.report.baselines import ForgedBaselineError, baselines_table, is_baseline
+from narrative_infill.platform.analysis.report.baselines import (
+    ForgedBaselineError,
+    baselines_table,
+    is_baseline,
+)
 from narrative_infill.platform.analysis.report.load import load_samples
-
-from test_import_baselines import rows, write
 
 
 def _imported(tmp_path, records, **options):
-    return import_generations([write(tmp_path / "gen.jsonl", records)], str(tmp_path / "logs"), **options)
+    return import_generations([write_jsonl(tmp_path / "gen.jsonl", records)], str(tmp_path / "logs"), **options)
 
 
 def test_an_imported_model_named_like_a_baseline_is_no_baseline_in_the_report(tmp_path):

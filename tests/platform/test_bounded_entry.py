@@ -11,12 +11,13 @@ import json
 
 import pandas as pd
 import pytest
-from test_dataset import GOOD as RECORD
-from test_hostile_files import ROW, jsonl, refused
+from helpers import refused, write_jsonl
+from input_records import BENCHMARK_RECORD as RECORD
+from input_records import GENERATION_ROW
 
-from narrative_infill.platform.analysis.import_rows import read_generations
 from narrative_infill.data import limits
 from narrative_infill.data.dataset import load_benchmark
+from narrative_infill.platform.analysis.import_rows import read_generations
 
 
 def xlsx(path, rows) -> str:
@@ -38,7 +39,7 @@ def zip_bomb(path, cell_chars: int) -> str:
     import zipfile
 
     plain = path.with_suffix(".plain.xlsx")
-    xlsx(plain, [{**ROW, "response": "RESPONSE"}])
+    xlsx(plain, [{**GENERATION_ROW, "response": "RESPONSE"}])
     with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
         for member in source.infolist():
             data = source.read(member)
@@ -63,7 +64,7 @@ def test_a_zip_bomb_spreadsheet_is_refused_before_it_is_unzipped(tmp_path, monke
 
 
 def test_a_spreadsheet_declaring_more_than_the_byte_limit_is_refused(tmp_path, monkeypatch):
-    sheet = xlsx(tmp_path / "big.xlsx", [{**ROW, "id": i, "response": f"answer {i}"} for i in range(50)])
+    sheet = xlsx(tmp_path / "big.xlsx", [{**GENERATION_ROW, "id": i, "response": f"answer {i}"} for i in range(50)])
     limit = (tmp_path / "big.xlsx").stat().st_size + 1  # the file itself is within it
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", limit)
     assert f"once unzipped, more than the {limit:,} bytes" in refused(read_generations, [sheet])
@@ -73,10 +74,10 @@ def test_a_spreadsheet_declaring_more_than_the_byte_limit_is_refused(tmp_path, m
 def test_a_field_over_the_limit_is_refused_by_file_row_and_field(tmp_path, monkeypatch, suffix):
     """Failed before: an answer of any size was imported whole."""
     monkeypatch.setattr(limits, "MAX_FIELD_CHARS", 1000)
-    rows = [{**ROW, "id": 1}, {**ROW, "id": 2, "response": "word " * 400}]
+    rows = [{**GENERATION_ROW, "id": 1}, {**GENERATION_ROW, "id": 2, "response": "word " * 400}]
     path = tmp_path / f"g{suffix}"
     if suffix == ".jsonl":
-        jsonl(path, rows)
+        write_jsonl(path, rows)
     elif suffix == ".csv":
         pd.DataFrame(rows).to_csv(path, index=False)
     else:
@@ -87,7 +88,7 @@ def test_a_field_over_the_limit_is_refused_by_file_row_and_field(tmp_path, monke
 
 
 def test_a_file_over_the_byte_limit_is_refused_unread(tmp_path, monkeypatch):
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": i} for i in range(40)])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": i} for i in range(40)])
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1024)
     message = refused(read_generations, [source])
     assert f"{source}: larger than the 1,024 bytes an input file may hold" in message
@@ -95,14 +96,14 @@ def test_a_file_over_the_byte_limit_is_refused_unread(tmp_path, monkeypatch):
 
 def test_a_file_over_the_row_limit_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_ROWS", 3)
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": i} for i in range(5)])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": i} for i in range(5)])
     assert f"{source}: more than 3 rows" in refused(read_generations, [source])
 
 
 def test_every_bad_row_is_listed_not_only_the_first_that_is_no_object(tmp_path):
     """Failed before: the first line that was not an object ended the listing."""
     source = tmp_path / "g.jsonl"
-    lines = ["[1, 2]", json.dumps({**ROW, "n": 9}), '"text"', "{not json", json.dumps({**ROW, "id": 5})]
+    lines = ["[1, 2]", json.dumps({**GENERATION_ROW, "n": 9}), '"text"', "{not json", json.dumps({**GENERATION_ROW, "id": 5})]
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     message = refused(read_generations, [str(source)])
     assert "4 row(s) cannot be imported" in message
@@ -118,7 +119,7 @@ def test_every_bad_row_is_listed_not_only_the_first_that_is_no_object(tmp_path):
 )
 def test_a_model_name_or_response_that_is_not_text_is_refused(tmp_path, field, value, kind):
     """Failed before: a JSON list became the model "['m1', 'm2']", a number the answer "42"."""
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, field: value}])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, field: value}])
     assert f"row 1: field '{field}': expected text (a JSON string), got {kind}" in refused(
         read_generations, [source]
     )
@@ -126,7 +127,7 @@ def test_a_model_name_or_response_that_is_not_text_is_refused(tmp_path, field, v
 
 def test_a_number_in_a_spreadsheet_is_the_text_it_shows(tmp_path):
     source = tmp_path / "g.csv"
-    pd.DataFrame([{**ROW, "model": 7, "response": 42}]).to_csv(source, index=False)
+    pd.DataFrame([{**GENERATION_ROW, "model": 7, "response": 42}]).to_csv(source, index=False)
     (row,) = read_generations([str(source)])
     assert (row.record["model"], row.record["response"]) == ("7", "42")
 
@@ -142,23 +143,23 @@ def test_a_number_in_a_spreadsheet_is_the_text_it_shows(tmp_path):
 )
 def test_a_model_name_that_renders_as_another_is_refused_naming_the_character(tmp_path, name, shown):
     """Failed before: each became a model of its own, printed like the honest name beside it."""
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": 1, "model": name}])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1, "model": name}])
     message = refused(read_generations, [source])
     assert f"{source}, row 1: field 'model': {ascii(name)}" in message
     assert shown in message
 
 
 def test_a_look_alike_beside_the_honest_name_says_which(tmp_path):
-    rows = [{**ROW, "id": 1, "model": "m1"}, {**ROW, "id": 2, "model": "m1\u202e"}]
-    source = jsonl(tmp_path / "g.jsonl", rows)
+    rows = [{**GENERATION_ROW, "id": 1, "model": "m1"}, {**GENERATION_ROW, "id": 2, "model": "m1\u202e"}]
+    source = write_jsonl(tmp_path / "g.jsonl", rows)
     assert f"row 2: field 'model': 'm1\\u202e' differs from 'm1' ({source}, row 1)" in refused(
         read_generations, [source]
     )
 
 
 def test_names_mixing_latin_with_cjk_and_compatibility_forms_are_normalised_and_kept(tmp_path):
-    rows = [{**ROW, "id": 1, "model": "Qwen-通义"}, {**ROW, "id": 2, "model": "\uff47\uff50\uff54-4"}]
-    models = [row.record["model"] for row in read_generations([jsonl(tmp_path / "g.jsonl", rows)])]
+    rows = [{**GENERATION_ROW, "id": 1, "model": "Qwen-通义"}, {**GENERATION_ROW, "id": 2, "model": "\uff47\uff50\uff54-4"}]
+    models = [row.record["model"] for row in read_generations([write_jsonl(tmp_path / "g.jsonl", rows)])]
     assert models == ["Qwen-通义", "gpt-4"]  # fullwidth letters: NFKC
 
 

@@ -6,8 +6,8 @@ import json
 import math
 
 import pytest
-from every_eval_ever_demo import LIMIT, VALID, write_demo_log
-from helpers import mock_model
+from every_eval_ever_demo import LIMIT, write_demo_log
+from helpers import VALID_VERDICT, mock_model
 from inspect_ai import eval, score
 from inspect_ai.log import write_eval_log
 
@@ -119,7 +119,7 @@ def test_a_judge_that_never_ran_is_absent_with_the_reason(tmp_path):
     absent = json.loads(aggregate["source_metadata"]["additional_details"]["absent_results"])
     assert "grader" in absent["l2/judge"] and "inspect score LOG" in absent["l2/judge"]
     # Judged later, as the warning says (the header then lists the judge's keys twice): exported.
-    rescored = score(log, judge(), model_roles={"grader": mock_model(lambda m, c: VALID)}, action="append")
+    rescored = score(log, judge(), model_roles={"grader": mock_model(lambda m, c: VALID_VERDICT)}, action="append")
     write_eval_log(rescored, log.location)
     [aggregate_path, _] = sorted(export_eee([log.location], tmp_path / "again", "t"), key=lambda p: p.suffix)
     results = {

@@ -5,8 +5,7 @@ import json
 import shutil
 
 import pytest
-from every_eval_ever_demo import VALID
-from helpers import mock_model
+from helpers import VALID_VERDICT, mock_model
 from inspect_ai import Epochs, Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.solver import generate
@@ -47,7 +46,7 @@ def test_an_errored_sample_is_absent_with_its_error(tmp_path):
         Sample(input="Storm. ____", id="storm"),
     ]
     task = Task(dataset=samples, solver=generate(), scorer=judge(), name="l2")
-    grader = mock_model(lambda m, c: VALID)
+    grader = mock_model(lambda m, c: VALID_VERDICT)
     [log] = eval(task, model=mock_model(answer), model_roles={"grader": grader}, display="none",
                  log_dir=str(tmp_path / "logs"), fail_on_error=False)  # fmt: skip
     assert log.status == "success" and log.samples[1].error
@@ -62,7 +61,7 @@ def test_epochs_and_their_reducer_are_recorded_with_each_result(tmp_path):
     # Inspect reduces each sample's epochs before its metrics: the aggregate is a mean over reduced samples.
     task = Task(dataset=[Sample(input="Ann went out. ____ Home.", target="x", id="calm")], solver=generate(),
                 scorer=judge(), name="l2")  # fmt: skip
-    grader = mock_model(lambda m, c: VALID)
+    grader = mock_model(lambda m, c: VALID_VERDICT)
     [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>Bob.</ANSWER>"), model_roles={"grader": grader},
                  epochs=Epochs(2, "max"), display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
     written = export_eee([log.location], tmp_path / "out", "t")
@@ -85,7 +84,7 @@ def test_two_files_of_one_run_are_refused_instead_of_one_overwriting_the_other(t
     # A log and its copy (a backup, a rescored copy: both keep the eval id) would write the same files.
     task = Task(dataset=[Sample(input="Ann went out. ____ Home.", target="x")], solver=generate(),
                 scorer=judge(), name="l2")  # fmt: skip
-    grader = mock_model(lambda m, c: VALID)
+    grader = mock_model(lambda m, c: VALID_VERDICT)
     [log] = eval(task, model=mock_model(lambda m, c: "<ANSWER>Bob.</ANSWER>"), model_roles={"grader": grader},
                  display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
     copy = tmp_path / "backup" / "copy.eval"

@@ -10,38 +10,22 @@ import json
 import unicodedata
 
 import pytest
-from test_dataset import GOOD as RECORD
+from helpers import refused, write_jsonl
+from input_records import BENCHMARK_RECORD as RECORD
+from input_records import GENERATION_ROW
 
-from narrative_infill.platform.analysis.importer import read_generations
 from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.data.sources import read_source
 from narrative_infill.errors import NarrativeInfillError
+from narrative_infill.platform.analysis.importer import read_generations
 
-ROW = {
-    "model": "m1",
-    "template_name": "fitb_l2",
-    "problem": "Ann woke up. ______ It was late.",
-    "gold_answer": "She ran to the bus.",
-    "response": "<ANSWER>She ran.</ANSWER>",
-}
 NFC, NFD = unicodedata.normalize("NFC", "Café"), unicodedata.normalize("NFD", "Café")
-
-
-def jsonl(path, rows) -> str:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return str(path)
-
-
-def refused(call, *args) -> str:
-    with pytest.raises(NarrativeInfillError) as raised:
-        call(*args)
-    return str(raised.value)
 
 
 def test_identical_generations_in_two_files_without_ids_are_refused(tmp_path):
     """They became four samples, the copies counted twice."""
-    rows = [ROW, {**ROW, "problem": "Bo sat. ______ He left."}]
-    first, second = jsonl(tmp_path / "a.jsonl", rows), jsonl(tmp_path / "b.jsonl", rows)
+    rows = [GENERATION_ROW, {**GENERATION_ROW, "problem": "Bo sat. ______ He left."}]
+    first, second = write_jsonl(tmp_path / "a.jsonl", rows), write_jsonl(tmp_path / "b.jsonl", rows)
     message = refused(read_generations, [first, second])
     assert "2 row(s) cannot be imported" in message
     assert f"{second}, row 1: the same generation as {first}, row 1 (model m1, task l2" in message
@@ -49,7 +33,7 @@ def test_identical_generations_in_two_files_without_ids_are_refused(tmp_path):
 
 
 def test_model_names_differing_only_in_whitespace_are_refused(tmp_path):
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": 1}, {**ROW, "id": 2, "model": "m1 "}])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1}, {**GENERATION_ROW, "id": 2, "model": "m1 "}])
     message = refused(read_generations, [source])
     assert (
         f"{source}, row 2: field 'model': 'm1 ' differs from 'm1' ({source}, row 1) only in whitespace"
@@ -69,15 +53,15 @@ def test_model_names_differing_only_in_whitespace_are_refused(tmp_path):
     ids=["n 9", "n 0", "n 401 digits", "no blank", "two blanks"],
 )
 def test_an_imported_row_out_of_the_benchmarks_shape_is_refused(tmp_path, change, expected):
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": 1}, {**ROW, "id": 2, **change}])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1}, {**GENERATION_ROW, "id": 2, **change}])
     assert f"{source}, row 2: {expected}" in refused(read_generations, [source])
 
 
 @pytest.mark.parametrize("names", [("m1", "m1\u200b"), (NFC, NFD)], ids=["zero-width", "NFC/NFD"])
 def test_model_names_that_render_alike_are_refused(tmp_path, names):
     """Failed before: each pair became two models whose names print alike."""
-    source = jsonl(
-        tmp_path / "g.jsonl", [{**ROW, "id": 1, "model": names[0]}, {**ROW, "id": 2, "model": names[1]}]
+    source = write_jsonl(
+        tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1, "model": names[0]}, {**GENERATION_ROW, "id": 2, "model": names[1]}]
     )
     assert f"{source}, row 2: field 'model': {names[1]!r} differs from {names[0]!r}" in refused(
         read_generations, [source]
@@ -86,12 +70,12 @@ def test_model_names_that_render_alike_are_refused(tmp_path, names):
 
 @pytest.mark.parametrize(
     "copy",
-    [{"response": ROW["response"] + "\n"}, {"problem": ROW["problem"].replace(" It", "  It")}],
+    [{"response": GENERATION_ROW["response"] + "\n"}, {"problem": GENERATION_ROW["problem"].replace(" It", "  It")}],
     ids=["trailing newline", "double space"],
 )
 def test_id_less_generations_differing_only_in_whitespace_are_refused(tmp_path, copy):
     """Failed before: a copy with a trailing newline (or a doubled space) counted twice."""
-    first, second = jsonl(tmp_path / "a.jsonl", [ROW]), jsonl(tmp_path / "b.jsonl", [{**ROW, **copy}])
+    first, second = write_jsonl(tmp_path / "a.jsonl", [GENERATION_ROW]), write_jsonl(tmp_path / "b.jsonl", [{**GENERATION_ROW, **copy}])
     assert f"{second}, row 1: the same generation as {first}, row 1" in refused(
         read_generations, [first, second]
     )
@@ -101,7 +85,7 @@ def test_id_less_generations_differing_only_in_whitespace_are_refused(tmp_path, 
     "ids", [(NFC, NFD), ("abc", "ABC"), ("abc", "a\u200bbc")], ids=["NFC/NFD", "case", "zero-width"]
 )
 def test_imported_ids_equal_once_folded_are_refused(tmp_path, ids):
-    source = jsonl(tmp_path / "g.jsonl", [{**ROW, "id": ids[0]}, {**ROW, "id": ids[1]}])
+    source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": ids[0]}, {**GENERATION_ROW, "id": ids[1]}])
     message = refused(read_generations, [source])
     assert (
         f"{source}, row 2: field 'id': {ascii(ids[1])} repeats {source}, row 1 ({ascii(ids[0])} there"
@@ -134,7 +118,7 @@ def test_a_json_field_given_twice_is_refused(tmp_path):
 @pytest.mark.parametrize("ref_ids", [(NFC, NFD), ("abc", "ABC")], ids=["NFC/NFD", "case"])
 def test_data_ids_equal_once_folded_are_refused(tmp_path, ref_ids):
     """Two instances whose ids render alike (or that a case-folding tool merges)."""
-    data = jsonl(tmp_path / "data.jsonl", [{**RECORD, "ref_id": ref_id} for ref_id in ref_ids])
+    data = write_jsonl(tmp_path / "data.jsonl", [{**RECORD, "ref_id": ref_id} for ref_id in ref_ids])
     message = refused(load_benchmark, data)
     assert (
         f"{data}, row 2" in message and "field '(dataset, ref_id, n, unit_idx)': duplicates row 1" in message
@@ -144,7 +128,7 @@ def test_data_ids_equal_once_folded_are_refused(tmp_path, ref_ids):
 
 def test_an_integer_that_does_not_fit_is_refused_not_a_traceback(tmp_path):
     """A 401-digit unit_idx ended ``inspect eval`` with an OverflowError."""
-    data = jsonl(tmp_path / "data.jsonl", [{**RECORD, "unit_idx": int("1" * 401)}])
+    data = write_jsonl(tmp_path / "data.jsonl", [{**RECORD, "unit_idx": int("1" * 401)}])
     message = refused(load_benchmark, data)
     assert f"{data}, row 1" in message and "field 'unit_idx': " + "1" * 40 + "... (401 characters)" in message
     assert "does not fit: an integer field holds at most 9,007,199,254,740,991" in message
@@ -155,7 +139,7 @@ def test_an_integer_that_does_not_fit_is_refused_not_a_traceback(tmp_path):
 )
 def test_a_json_value_python_cannot_read_is_refused_not_a_traceback(tmp_path, value):
     """Failed before: json's ValueError (over 4,300 digits) or RecursionError ended the command."""
-    row = json.dumps({**ROW, "n": 2})[:-1] + f', "extra": {value}}}\n'
+    row = json.dumps({**GENERATION_ROW, "n": 2})[:-1] + f', "extra": {value}}}\n'
     generations, data = tmp_path / "g.jsonl", tmp_path / "data.jsonl"
     generations.write_text(row, encoding="utf-8")
     data.write_text(json.dumps(RECORD)[:-1] + f', "extra": {value}}}\n', encoding="utf-8")
@@ -167,7 +151,7 @@ def test_a_lone_surrogate_is_refused_where_the_file_is_read(tmp_path):
     """It was stored as the six characters \\ud800."""
     generations = tmp_path / "g.jsonl"
     generations.write_text(
-        json.dumps({**ROW, "response": "She bought \ud800 a telescope."}) + "\n", encoding="utf-8"
+        json.dumps({**GENERATION_ROW, "response": "She bought \ud800 a telescope."}) + "\n", encoding="utf-8"
     )
     assert f"{generations}, row 1: field 'response' holds a lone surrogate" in refused(
         read_generations, [str(generations)]
@@ -178,7 +162,7 @@ def test_a_lone_surrogate_is_refused_where_the_file_is_read(tmp_path):
 
 
 def test_source_narrative_ids_equal_once_folded_are_refused(tmp_path):
-    source = jsonl(
+    source = write_jsonl(
         tmp_path / "narratives.jsonl", [{"id": NFC, "text": "A. B. C."}, {"id": NFD, "text": "D. E. F."}]
     )
     message = refused(lambda: list(read_source("jsonl", [source])))

@@ -3,44 +3,17 @@ problems and golds, in each setting), so the report can set the imported models 
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
+from helpers import write_jsonl
+from input_records import OTHER, STORY, rows
 from inspect_ai.log import read_eval_log
 
-from narrative_infill.platform.analysis.importer import import_generations
+from narrative_infill.data.baselines import BASELINES, ORDER_FREE, context_answer
 from narrative_infill.platform.analysis.floor import ABOVE, IN_FLOOR, REUSE_RULE
+from narrative_infill.platform.analysis.importer import import_generations
 from narrative_infill.platform.analysis.report.baselines import MARK, is_baseline
 from narrative_infill.platform.cli import main
-from narrative_infill.data.baselines import BASELINES, ORDER_FREE, context_answer
-
-STORY = "Ann found a lost dog. ______ She put up posters around town. The owner called her that evening."
-OTHER = "Ben wanted a bike. He saved his money. ______ He rode it to school every day."
-TAGGED = "\n\nFill in the blank with 1 sentence(s) in the format '<ANSWER> your answer </ANSWER>.\n"
-
-
-def row(model, template, problem, gold, response, **extra):
-    prompt = problem + (TAGGED if template != "fitb_l0" else "\n\nFill in the blank.")
-    return {"model": model, "template_name": template, "template_id": 0, "problem": problem,
-            "gold_answer": gold, "prompt_text": prompt, "response": response, **extra}  # fmt: skip
-
-
-def rows():
-    """Two models answering the same two L2 instances, and one L0 instance."""
-    gold_a, gold_b = "She took it home and fed it.", "He bought one at the shop."
-    return [
-        row("m/good", "fitb_l2", STORY, gold_a, f"<ANSWER>{gold_a}</ANSWER>"),
-        row("m/good", "fitb_l2", OTHER, gold_b, "<ANSWER>He bought a red bike at the shop.</ANSWER>"),
-        row("m/weak", "fitb_l2", STORY, gold_a, "<ANSWER>Nothing.</ANSWER>"),
-        row("m/weak", "fitb_l2", OTHER, gold_b, "<ANSWER>Nothing.</ANSWER>"),
-        row("m/good", "fitb_l0", STORY, gold_a, gold_a),
-    ]
-
-
-def write(path, records):
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return str(path)
 
 
 def logs_by_model(locations):
@@ -49,7 +22,7 @@ def logs_by_model(locations):
 
 
 def test_each_baseline_answers_each_imported_instance_once_in_the_prompts_format(tmp_path):
-    source = write(tmp_path / "gen.jsonl", rows())
+    source = write_jsonl(tmp_path / "gen.jsonl", rows())
     logs = logs_by_model(import_generations([source], str(tmp_path / "logs"), baselines=["context", "gold"]))
     assert set(logs) == {
         ("replay/m/good", "l2"), ("replay/m/weak", "l2"), ("replay/m/good", "l0"),
@@ -69,7 +42,7 @@ def test_each_baseline_answers_each_imported_instance_once_in_the_prompts_format
 def test_a_files_model_named_like_a_baseline_is_not_taken_for_one(tmp_path):
     """Only the package's own baseline rows name a log baseline/<rule>; a file's field cannot."""
     forged = [{**r, "model": "baseline/context"} for r in rows()[:2]]
-    locations = import_generations([write(tmp_path / "gen.jsonl", forged)], str(tmp_path / "logs"))
+    locations = import_generations([write_jsonl(tmp_path / "gen.jsonl", forged)], str(tmp_path / "logs"))
     [log] = [read_eval_log(location) for location in locations]
     assert log.eval.model == "replay/baseline/context" and not is_baseline(log.eval.model)
 
@@ -80,7 +53,7 @@ def test_an_instance_asked_for_in_two_formats_is_answered_in_each(tmp_path):
         rows()[0],
         {**rows()[0], "model": "m/bare", "prompt_text": STORY + "\n\nFill in the blank."},
     )
-    locations = import_generations([write(tmp_path / "gen.jsonl", [tagged, bare])], str(tmp_path / "logs"),
+    locations = import_generations([write_jsonl(tmp_path / "gen.jsonl", [tagged, bare])], str(tmp_path / "logs"),
                                    baselines=["context"])  # fmt: skip
     context = logs_by_model(locations)[("baseline/context", "l2")]
     assert sorted(s.output.completion for s in context.samples) == sorted(
@@ -91,13 +64,13 @@ def test_an_instance_asked_for_in_two_formats_is_answered_in_each(tmp_path):
 def test_a_gold_of_invisible_characters_is_refused(tmp_path):
     from narrative_infill.platform.analysis.import_rows import ImportRowError
 
-    source = write(tmp_path / "gen.jsonl", [{**rows()[0], "gold_answer": "\u200b\u2060"}])
+    source = write_jsonl(tmp_path / "gen.jsonl", [{**rows()[0], "gold_answer": "\u200b\u2060"}])
     with pytest.raises(ImportRowError, match="row 1.*gold_answer"):
         import_generations([source], str(tmp_path / "logs"), baselines=["neighbour"])
 
 
 def test_extraction_without_score_is_refused(tmp_path, capsys):
-    source = write(tmp_path / "gen.jsonl", rows())
+    source = write_jsonl(tmp_path / "gen.jsonl", rows())
     assert main(["import", source, "-o", str(tmp_path / "logs"), "--extraction", "published"]) == 1
     assert "--extraction says how --score reads the answers" in capsys.readouterr().err
     assert not (tmp_path / "logs").exists()
@@ -108,7 +81,7 @@ def test_extraction_without_score_is_refused(tmp_path, capsys):
 def test_the_report_over_imported_outputs_and_every_null_rule_marks_each_run(tmp_path, extraction):
     """Import with --baselines (every rule), score, report, under both extractions: every null rule
     is marked, those rearranging the story flagged, the models marked against the floor."""
-    source = write(tmp_path / "gen.jsonl", rows())
+    source = write_jsonl(tmp_path / "gen.jsonl", rows())
     logs, out = tmp_path / "logs", tmp_path / "report"
     command = [
         "import",

@@ -3,15 +3,14 @@
 import json
 
 import pytest
+from helpers import SHARED, require_shared, write_jsonl
 from inspect_ai import score
 from inspect_ai.log import read_eval_log
 
-from narrative_infill.platform.cli import main
 from narrative_infill.platform.analysis.import_rows import ImportRowError, read_generations
 from narrative_infill.platform.analysis.importer import import_generations
+from narrative_infill.platform.cli import main
 from narrative_infill.scorers.metrics import metrics
-
-from helpers import SHARED, require_shared
 
 
 @pytest.fixture(scope="module")
@@ -19,11 +18,6 @@ def shared_rows():
     require_shared()
     with (SHARED / "data" / "extraction" / "responses.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return str(path)
 
 
 def test_one_log_per_model_and_task_with_the_original_prompt_and_response(tmp_path, shared_rows):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 import yaml
-from helpers import REFERENCE_MD, mock_model, mock_output
+from helpers import REFERENCE_MD, VALID_VERDICT, mock_model, mock_output, scripted_grader
 from inspect_ai import eval, score, task_with
 from inspect_ai.model import Logprob, Logprobs, TopLogprob, get_model
 from standin_grader import openai_server
@@ -12,24 +12,6 @@ from standin_grader import openai_server
 from narrative_infill.scorers.judge import DIMENSIONS, JudgementError, judge, judge_variant, parse_judgement
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.tasks import infill_task
-
-VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
-
-
-def grader(*replies, name="model"):
-    """A mockllm grader answering with ``replies`` in turn (an Exception instance is raised)."""
-    queue = list(replies)
-    calls = []
-
-    def outputs(messages, tools, tool_choice, config):
-        calls.append(messages)
-        reply = queue.pop(0) if len(queue) > 1 else queue[0]
-        if isinstance(reply, Exception):
-            raise reply
-        return mock_output(reply)
-
-    model = get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
-    return model, calls
 
 
 def run(roles, answer="<ANSWER>They laughed together.</ANSWER>", **task_options):
@@ -42,9 +24,9 @@ def run(roles, answer="<ANSWER>They laughed together.</ANSWER>", **task_options)
 @pytest.mark.parametrize(
     "reply",
     [
-        VALID,
-        f"```json\n{VALID}\n```",
-        f"Here is my evaluation of the infill.\n{VALID}\nThe candidate is decent.",
+        VALID_VERDICT,
+        f"```json\n{VALID_VERDICT}\n```",
+        f"Here is my evaluation of the infill.\n{VALID_VERDICT}\nThe candidate is decent.",
         '{"fluency": "4", "Context Faithfulness": 3, "coherence": 4.0, "Narrative Consistency": 5, "informativeness": {"score": 3, "reason": "ok"}}',
     ],
 )
@@ -56,8 +38,8 @@ def test_valid_replies_in_many_shapes_parse(reply):
     ("reply", "problem"),
     [
         ('{"Fluency": 4, "Context_Faithfulness": 3}', "missing dimension"),
-        (VALID.replace('"Fluency": 4', '"Fluency": 7'), "fluency must be an integer from 1 to 5"),
-        (VALID.replace('"Fluency": 4', '"Fluency": 3.5'), "fluency must be an integer"),
+        (VALID_VERDICT.replace('"Fluency": 4', '"Fluency": 7'), "fluency must be an integer from 1 to 5"),
+        (VALID_VERDICT.replace('"Fluency": 4', '"Fluency": 3.5'), "fluency must be an integer"),
         ("I'm sorry, I can't evaluate this story.", "no scores found"),
         ('{"Fluency": 1-5, "Context_Faithfulness": 1-5}', "no scores found"),
     ],
@@ -69,7 +51,7 @@ def test_invalid_replies_say_what_is_wrong(reply, problem):
 
 @pytest.mark.heavy
 def test_valid_judgement_gives_dimensions_qavg_and_tokens():
-    model, calls = grader(VALID)
+    model, calls = scripted_grader(VALID_VERDICT)
     log, result = run({"grader": model})
     assert result.value == {**dict(zip(DIMENSIONS, (4, 3, 4, 5, 3))), "qavg": 3.8, "grader_failed": 0.0}
     assert (
@@ -90,7 +72,7 @@ def test_valid_judgement_gives_dimensions_qavg_and_tokens():
 
 @pytest.mark.heavy
 def test_retry_then_success_tells_the_grader_what_was_wrong():
-    model, calls = grader('{"Fluency": 4}', VALID)
+    model, calls = scripted_grader('{"Fluency": 4}', VALID_VERDICT)
     _, result = run({"grader": model})
     assert result.value["qavg"] == 3.8 and result.metadata["judges"]["grader"]["attempts"] == 2
     assert "could not be used (missing dimension(s)" in calls[1][-1].text
@@ -99,7 +81,7 @@ def test_retry_then_success_tells_the_grader_what_was_wrong():
 @pytest.mark.heavy
 @pytest.mark.parametrize("bad", ["I cannot grade this.", '{"Fluency": 9, "Context_Faithfulness": 3}'])
 def test_retries_spent_leave_the_sample_unscored_not_zero(bad):
-    model, calls = grader(bad)
+    model, calls = scripted_grader(bad)
     log, result = run({"grader": model})
     assert len(calls) == 3  # the first call and two retries
     assert (
@@ -123,7 +105,7 @@ def judge_one_sample(model, **options):
 def test_a_grader_error_fails_the_sample_once_instead_of_a_nan_success():
     """A wrong key or a dead endpoint is the sample's error (for --retry-on-error and eval-retry),
     not three wasted calls and a 'successful' run full of NaN."""
-    model, calls = grader(RuntimeError("401 invalid api key"))
+    model, calls = scripted_grader(RuntimeError("401 invalid api key"))
     log = judge_one_sample(model)
     assert log.status == "error" and "401 invalid api key" in log.error.message
     assert len(calls) == 1
@@ -131,7 +113,7 @@ def test_a_grader_error_fails_the_sample_once_instead_of_a_nan_success():
 
 @pytest.mark.heavy
 def test_empty_extraction_is_judged_as_an_empty_infill():
-    model, calls = grader(VALID.replace('"Informativeness": 3', '"Informativeness": 1'))
+    model, calls = scripted_grader(VALID_VERDICT.replace('"Informativeness": 3', '"Informativeness": 1'))
     _, result = run({"grader": model}, answer="<think>never finished")
     assert result.answer == "" and result.value["informativeness"] == 1
     assert "[empty: the candidate wrote nothing]" in calls[0][-1].text
@@ -139,8 +121,8 @@ def test_empty_extraction_is_judged_as_an_empty_infill():
 
 @pytest.mark.heavy
 def test_panel_keeps_each_judge_and_averages():
-    first, _ = grader(VALID, name="judge-a")
-    second, _ = grader(VALID.replace('"Fluency": 4', '"Fluency": 2'), name="judge-b")
+    first, _ = scripted_grader(VALID_VERDICT, name="judge-a")
+    second, _ = scripted_grader(VALID_VERDICT.replace('"Fluency": 4', '"Fluency": 2'), name="judge-b")
     log, result = run({"grader": first, "grader2": second}, judge_roles=["grader", "grader2"])
     assert result.value["qavg_grader"] == 3.8 and result.value["qavg_grader2"] == pytest.approx(3.4)
     assert result.value["fluency"] == 3.0 and result.value["qavg"] == pytest.approx(3.6)
@@ -162,7 +144,7 @@ def test_without_a_grader_the_judge_is_not_run_and_says_how_to_add_it(caplog):
 @pytest.mark.heavy
 def test_judge_follows_a_grader_role_bound_after_the_task_is_built():
     # task_with binds roles to a built task, as eval-set and Inspect Flow do: the judge must see them.
-    model, calls = grader(VALID)
+    model, calls = scripted_grader(VALID_VERDICT)
     task = task_with(infill_task("l2", data="demo", domain="sind", n=1), model_roles={"grader": model})
     [log] = eval(task, model=mock_model(lambda m, c: "They laughed."), display="none", limit=1)
     assert log.status == "success", log.error
@@ -171,7 +153,7 @@ def test_judge_follows_a_grader_role_bound_after_the_task_is_built():
 
 @pytest.mark.heavy
 def test_judge_false_turns_the_judge_off_even_with_a_grader_bound():
-    model, calls = grader(VALID)
+    model, calls = scripted_grader(VALID_VERDICT)
     task = task_with(
         infill_task("l2", data="demo", domain="sind", n=1, judge=False), model_roles={"grader": model}
     )
@@ -183,7 +165,7 @@ def test_judge_false_turns_the_judge_off_even_with_a_grader_bound():
 @pytest.mark.heavy
 def test_forced_judge_without_grader_fails_clearly_instead_of_grading_with_the_model_under_test():
     task = infill_task("l2", data="demo", domain="sind", n=1, judge=True)
-    [log] = eval(task, model=mock_model(lambda m, c: VALID), display="none", limit=1, fail_on_error=False)
+    [log] = eval(task, model=mock_model(lambda m, c: VALID_VERDICT), display="none", limit=1, fail_on_error=False)
     assert "the model under test never grades itself" in str(log.samples[0].error or log.error)
 
 
@@ -195,7 +177,7 @@ def test_rescoring_a_log_with_the_judge_later():
         display="none",
         limit=1,
     )
-    model, _ = grader(VALID)
+    model, _ = scripted_grader(VALID_VERDICT)
     rescored = score(log, judge(), model_roles={"grader": model}, action="append")
     assert rescored.samples[0].scores["judge"].value["qavg"] == 3.8
 
@@ -208,11 +190,11 @@ def test_probability_weighted_scores_from_top_logprobs():
             return []
         return [TopLogprob(token=ch, logprob=math.log(0.75)), TopLogprob(token="1", logprob=math.log(0.25))]
 
-    tokens = [Logprob(token=ch, logprob=0.0, top_logprobs=top(ch)) for ch in VALID]
+    tokens = [Logprob(token=ch, logprob=0.0, top_logprobs=top(ch)) for ch in VALID_VERDICT]
 
     def outputs(messages, tools, tool_choice, config):
         assert config.logprobs and config.top_logprobs == 5
-        output = mock_output(VALID)
+        output = mock_output(VALID_VERDICT)
         output.choices[0].logprobs = Logprobs(content=tokens)
         return output
 
@@ -231,7 +213,7 @@ def test_probability_weighted_scores_from_top_logprobs():
     assert result.value["narrative_consistency"] == pytest.approx(0.75 * 5 + 0.25 * 1)
     assert result.metadata["judges"]["grader"]["scores"]["fluency"] == 4  # the sampled integer is kept too
 
-    plain_grader, _ = grader(VALID, name="plain")  # no logprobs: falls back to the integers, and says so
+    plain_grader, _ = scripted_grader(VALID_VERDICT, name="plain")  # no logprobs: falls back to the integers, and says so
     fallback = score(
         log, judge(probability_weighted=True), model_roles={"grader": plain_grader}, action="overwrite"
     )
@@ -260,10 +242,10 @@ def test_authors_variant_is_their_exact_prompt_and_paper_variant_adds_what_they_
 
 @pytest.fixture
 def openai_compatible_server():
-    """A local OpenAI-compatible endpoint that records each request and answers with VALID
+    """A local OpenAI-compatible endpoint that records each request and answers with VALID_VERDICT
     (or with the queued (content, finish reason) replies first)."""
     replies: list[tuple[str, str]] = []
-    with openai_server(lambda body: replies.pop(0) if replies else (VALID, "stop")) as (url, requests):
+    with openai_server(lambda body: replies.pop(0) if replies else (VALID_VERDICT, "stop")) as (url, requests):
         yield url, requests, replies
 
 
@@ -344,7 +326,7 @@ def test_a_reply_cut_at_the_token_limit_is_a_failed_attempt(openai_compatible_se
 
 @pytest.mark.heavy
 def test_structured_on_refuses_a_grader_that_cannot_be_constrained():
-    model, calls = grader(VALID)
+    model, calls = scripted_grader(VALID_VERDICT)
     log = judge_one_sample(model, judge_structured="on")
     assert log.status == "error" and "cannot be told the reply's shape" in log.error.message and not calls
 
@@ -361,7 +343,7 @@ def test_the_batch_recipe_reaches_the_grader():
 
     async def generate(input, tools, tool_choice, config):
         seen.append(config.batch)
-        return mock_output(VALID)
+        return mock_output(VALID_VERDICT)
 
     grader.api.generate = generate
     _, result = run({"grader": grader})
@@ -374,7 +356,7 @@ def _sharp_grader(messages, tools, tool_choice, config):
     candidate = candidate.split("<candidate_infill>")[-1].split("</candidate_infill>")[0]
     first = candidate.split("INSTRUCTIONS:")[0].strip().split(". ")[0]
     empty = "[empty: the candidate wrote nothing]" in candidate or first in story
-    return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
+    return mock_output(VALID_VERDICT.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID_VERDICT)
 
 
 def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path, monkeypatch, capsys):
@@ -402,7 +384,7 @@ def test_judge_check_separates_gold_from_empty_and_flags_a_blind_grader(tmp_path
     monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": sharp})
     assert main(["judge-check", "--model-role", "grader=sharp", "-n", "2", "--log-dir", str(tmp_path)]) == 0
     assert "gap    2.80" in capsys.readouterr().out
-    blind, _ = grader(VALID)  # the same scores whatever it is shown
+    blind, _ = scripted_grader(VALID_VERDICT)  # the same scores whatever it is shown
     monkeypatch.setattr(compat, "parse_model_roles", lambda roles: {"grader": blind})
     assert main(["judge-check", "--model-role", "grader=blind", "-n", "2", "--log-dir", str(tmp_path)]) == 1
     assert "FLAGGED" in capsys.readouterr().out
@@ -415,7 +397,7 @@ def test_judge_check_flags_a_grader_that_rewards_copying_and_names_the_probe(tmp
 
     def empty_only(messages, tools, tool_choice, config):
         empty = "[empty: the candidate wrote nothing]" in messages[-1].text
-        return mock_output(VALID.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID)
+        return mock_output(VALID_VERDICT.replace("4", "1").replace("3", "1").replace("5", "1") if empty else VALID_VERDICT)
 
     grader_model = get_model("mockllm/copy-blind", custom_outputs=empty_only, memoize=False)
     [log] = eval(

@@ -12,11 +12,10 @@ from pathlib import Path
 from statistics import fmean
 
 import pytest
-from helpers import mock_output
+from helpers import VALID_VERDICT, mock_output
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from test_submission import VALID
 
 from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
 from narrative_infill.platform.analysis.submission.rejudge import RejudgeError
@@ -28,14 +27,14 @@ from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
-FIVES = json.dumps(dict.fromkeys(json.loads(VALID), 5))
+FIVES = json.dumps(dict.fromkeys(json.loads(VALID_VERDICT), 5))
 
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory) -> Path:
     """One demo setting answered by a scripted model and judged (QAvg 3.8 everywhere) by a mock grader."""
     folder = tmp_path_factory.mktemp("judged") / "logs"
-    grader = get_model("mockllm/grader", custom_outputs=lambda *_: mock_output(VALID), memoize=False)
+    grader = get_model("mockllm/grader", custom_outputs=lambda *_: mock_output(VALID_VERDICT), memoize=False)
     model = get_model(
         "mockllm/alpha",
         custom_outputs=lambda *_: mock_output("<ANSWER>They went home.</ANSWER>"),

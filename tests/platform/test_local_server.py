@@ -6,17 +6,17 @@ import subprocess
 import sys
 
 import pytest
+from helpers import free_port
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
 from narrative_infill.extraction import ExtractionStatus
-from narrative_infill.platform.local.server import LocalModelServer, LocalServerError, default_gguf, port_in_use
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from narrative_infill.platform.local.server import (
+    LocalModelServer,
+    LocalServerError,
+    default_gguf,
+    port_in_use,
+)
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path):

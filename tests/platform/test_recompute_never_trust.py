@@ -17,8 +17,6 @@ from helpers import mock_output
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from test_submission import logs  # noqa: F401 (session fixture: honest judged demo logs)
-from test_summaries_evidence import honest  # noqa: F401 (module fixture: imported, scored logs)
 
 from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
 from narrative_infill.platform.analysis.submission.verify import NOT_VERIFIED_EXIT

@@ -4,12 +4,11 @@ not depend on the seed it draws (the stand-in judge is deterministic: see standi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 
 import pytest
-from helpers import mock_model
+from helpers import varied_answers_model
 from inspect_ai import eval
 from standin_grader import fake_endpoint, standin_grader
 
@@ -20,29 +19,10 @@ from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
-SENTENCES = (
-    "They went home.",
-    "The kids spent the afternoon splashing at the lake.",
-    "She found the keys under the mat.",
-    "It rained all night, so the game was called off.",
-    "He finally called his brother back.",
-)
-
-
-def model_under_test():
-    """A scripted model whose answer differs between samples (so the stand-in's scores do too)."""
-
-    def answer(messages, config):
-        pick = hashlib.sha256(messages[-1].text.encode()).digest()[0] % len(SENTENCES)
-        return f"<ANSWER>{SENTENCES[pick]}</ANSWER>"
-
-    return mock_model(answer)
-
-
 def judged_logs(folder, grader) -> None:
     task = infill_task("l2", data="demo", backbone="minilm", judge=True)
     [log] = eval(
-        task, model=model_under_test(), model_roles={"grader": grader}, log_dir=str(folder), display="none"
+        task, model=varied_answers_model(), model_roles={"grader": grader}, log_dir=str(folder), display="none"
     )
     assert log.status == "success", log.error
 

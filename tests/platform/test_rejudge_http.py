@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import varied_answers_model
 from inspect_ai import eval
 from standin_grader import OPEN, judge_server, prompt_text
-from test_rejudge import model_under_test
 
 from narrative_infill.platform.analysis.submission.build import read_settings
 from narrative_infill.platform.analysis.submission.rejudge import MIN_K, RejudgeError, rejudge
@@ -41,7 +41,7 @@ def served(tmp_path_factory):
             task = infill_task("l2", data="demo", backbone="minilm", judge=True)
             [log] = eval(
                 task,
-                model=model_under_test(),
+                model=varied_answers_model(),
                 model_roles={"grader": grader},
                 epochs=EPOCHS,
                 log_dir=str(root / name),

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 from inspect_ai.log import read_eval_log
 
 from narrative_infill.platform.cli import main
@@ -31,12 +31,6 @@ STANDIN_OPTIONS = ["--model", "llama-cpp-python/smollm2", "-T", "data=demo", "-T
 STANDIN = Path(__file__).parents[1].joinpath("standin_llama_server.py")
 #: Completions the stand-in answers before it dies.
 ANSWERS = 5
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(condition, timeout: float, what: str) -> None:

@@ -3,7 +3,6 @@ its key. A stand-in server (``standin_llama_server.py``) plays a llama.cpp built
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.error
@@ -12,31 +11,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 
 from narrative_infill.platform.local.server import (
-    SERVER_COMMAND_VARIABLE,
     LocalModelServer,
     LocalServerError,
     describe_exit,
     port_in_use,
 )
-
-STANDIN = Path(__file__).parents[1].joinpath("standin_llama_server.py")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def standin(monkeypatch, tmp_path):
-    """The stand-in as the server command, and a model file for it to be given."""
-    monkeypatch.setenv(SERVER_COMMAND_VARIABLE, f"{sys.executable} {STANDIN}")
-    model = tmp_path / "model.gguf"
-    model.write_bytes(b"GGUF")
-    return model
 
 
 def test_exit_statuses_are_named():

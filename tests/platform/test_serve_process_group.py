@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve_failures import free_port, standin  # noqa: F401 (a fixture)
+from helpers import free_port
 
 from narrative_infill.platform.local import process_group
 from narrative_infill.platform.local.server import port_in_use

@@ -6,7 +6,6 @@ that ends in error is a failing exit of the package's command, though ``inspect 
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -14,20 +13,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
-from narrative_infill.solvers.served_context import METADATA_KEY
 from narrative_infill.platform.local.server import SERVER_COMMAND_VARIABLE
+from narrative_infill.solvers.served_context import METADATA_KEY
 
 STANDIN = Path(__file__).parents[1].joinpath("standin_openai_server.py")
 TEMPLATE_TOKENS = 12  # the stand-in's count for the chat template around the messages
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

@@ -20,52 +20,6 @@ from narrative_infill.tasks.infill import TASK_VERSION
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
 
-VALID = '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, "Narrative_Consistency": 5, "Informativeness": 3}'
-ANSWERS = {
-    # alpha clears the floor (generic-sentence, 0.126 on the demo set) with a generic answer of its own: 0.176
-    "alpha": "They all went to the park with their friends and had a wonderful time together that day.",
-    "beta": "The kids spent the afternoon splashing at the lake.",
-}
-
-
-@pytest.fixture(scope="session")  # session: test_verification reuses them
-def logs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("logs")
-    grader = get_model("mockllm/grader", custom_outputs=lambda m, t, c, g: mock_output(VALID), memoize=False)
-    for name, answer in ANSWERS.items():
-        model = get_model(
-            f"mockllm/{name}",
-            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
-            memoize=False,
-        )
-        for setting in ("l1", "l2"):
-            eval(infill_task(setting, data="demo", backbone="minilm", judge=True), model=model, model_roles={"grader": grader},
-                 log_dir=str(root / name), display="none")  # fmt: skip
-    return root
-
-
-@pytest.fixture(scope="session")
-def submissions(logs, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("submissions")
-    for name in ANSWERS:
-        assert (
-            main(
-                [
-                    "submit",
-                    str(logs / name),
-                    "-o",
-                    str(folder / f"{name}.json"),
-                    "--track",
-                    "demo",
-                    "--submitter",
-                    "tests",
-                ]
-            )
-            == 0
-        )
-    return folder
-
-
 def test_submit_writes_a_canonical_self_hashed_file(submissions):
     document = json.loads((submissions / "alpha.json").read_text())
     assert document["sha256"] == content_hash(document) and document["track"] == "demo"

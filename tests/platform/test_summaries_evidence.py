@@ -10,49 +10,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.scorer import Score
+from submission_runs import HONEST_ATAVG
 
-from narrative_infill.platform.analysis.importer import import_generations
 from narrative_infill.platform.analysis.submission.build import build_submission
 from narrative_infill.platform.cli import main
-from narrative_infill.paper_protocol import DIMENSIONS
-from narrative_infill.scorers.metrics.pairs import METRIC_NAMES
-
-ATAVG = 0.147
-
-
-@pytest.fixture(scope="module")
-def honest(tmp_path_factory) -> Path:
-    """One model's imported generations on l1 and l2, scored: AtAvg 0.147 and QAvg 3.0 everywhere."""
-    root = tmp_path_factory.mktemp("summaries")
-    source, folder = root / "generations.jsonl", root / "logs"
-    rows = [
-        {
-            "id": i,
-            "model": "org/m1",
-            "template_name": name,
-            "template_id": 0,
-            "problem": f"Story {i} begins. ______ It ends.",
-            "gold_answer": "The middle happened.",
-            "response": f"<ANSWER>Answer {i}.</ANSWER>",
-            "prompt_text": f"Story {i} begins. ______ It ends.",
-        }
-        for i in range(4)
-        for name in ("fitb_l1", "fitb_l2")
-    ]
-    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    for location in import_generations([str(source)], str(folder)):
-        log = read_eval_log(location)
-        for sample in log.samples or []:
-            metrics = {name: ATAVG for name in METRIC_NAMES} | {"atavg": ATAVG, "truncated": 0.0}
-            judged = {d: 3 for d in DIMENSIONS} | {"qavg": 3.0, "grader_failed": 0.0}
-            sample.scores = {
-                "metrics": Score(value=metrics, answer=f"Answer {sample.id}."),
-                "judge": Score(value=judged, answer=f"Answer {sample.id}."),
-            }
-        write_eval_log(log, location)
-    return folder
 
 
 def rewrite_member(folder: Path, edit) -> None:
@@ -89,7 +50,7 @@ def test_report_and_submit_read_honest_logs(honest, tmp_path):
     # the scores here are set by hand, not scored: `submit`'s recheck would refuse them; the
     # claims themselves are what is tested (tests/platform/test_recompute_never_trust.py: the recheck)
     claims = build_submission([str(honest)], "custom")["settings"]
-    assert {s: c["atavg"]["mean"] for s, c in claims.items()} == pytest.approx({"l1": ATAVG, "l2": ATAVG})
+    assert {s: c["atavg"]["mean"] for s, c in claims.items()} == pytest.approx({"l1": HONEST_ATAVG, "l2": HONEST_ATAVG})
 
 
 def test_report_refuses_summaries_rewritten_on_their_own(honest, tmp_path, capsys):

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 from inspect_ai import score
 from inspect_ai.log import read_eval_log, write_eval_log
-from test_submission import logs, submissions  # noqa: F401 (session fixtures: the honest logs)
-from test_verification import METRICS, resubmitted
+from submission_runs import METRICS, resubmitted
 
 from narrative_infill.platform.analysis.submission.build import content_hash
 from narrative_infill.platform.cli import main

@@ -14,9 +14,11 @@ from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from test_submission import ANSWERS, logs, submissions  # noqa: F401 (session fixtures: the honest logs)
+from submission_runs import ANSWERS, METRICS, resubmitted
 
-from narrative_infill.platform.analysis.submission.build import build_submission, content_hash, write_submission
+from narrative_infill.platform.analysis.submission.build import (
+    content_hash,
+)
 from narrative_infill.platform.analysis.submission.verify import NOT_VERIFIED_EXIT
 from narrative_infill.platform.cli import main
 from narrative_infill.tasks import infill_task
@@ -24,9 +26,6 @@ from narrative_infill.tasks import infill_task
 pytestmark = pytest.mark.heavy
 
 ANSWER = ANSWERS["alpha"]
-METRICS = ("atavg", "bertscore", "rouge1", "meteor", "chrf", "semf1")
-
-
 def edited_logs(source, target, edit):
     """A copy of ``source``'s logs with ``edit(sample, index, setting)`` applied to every sample."""
     shutil.copytree(source, target)
@@ -36,12 +35,6 @@ def edited_logs(source, target, edit):
             edit(sample, index, log.eval.metadata["template"])
         write_eval_log(log, str(path))
     return target
-
-
-def resubmitted(log_dir, out, track="demo"):
-    """A submission of ``log_dir`` with everything recomputed, as a careful forger would make it."""
-    write_submission(build_submission([str(log_dir)], track), out)
-    return out
 
 
 def test_fabricated_scores_fail_the_rescore(logs, tmp_path, capsys):  # noqa: F811

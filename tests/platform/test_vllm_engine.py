@@ -10,12 +10,11 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import require
+from helpers import free_port, require
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
@@ -27,12 +26,6 @@ pytestmark = pytest.mark.vllm
 #: (4096) cannot fit beside any prompt, so it must be lowered, and say so.
 SERVED_CONTEXT = 4096
 DEMO_SAMPLES = 24
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

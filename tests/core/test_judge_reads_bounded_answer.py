@@ -5,11 +5,10 @@ sentences), and the score records how much it did not read."""
 
 from __future__ import annotations
 
-from helpers import mock_model
+from helpers import VALID_VERDICT, mock_model, scripted_grader
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.solver import generate
-from test_judge import VALID, grader
 
 from narrative_infill.extraction import MAX_TEXT_CHARS
 from narrative_infill.scorers.answer import bounded_answer
@@ -20,7 +19,7 @@ PROBLEM = "Maya had been saving her allowance. ______ She rode her bike to the s
 
 def test_the_judge_reads_the_bounded_answer_under_the_published_rule():
     answer = "word " * 20_000  # 100,000 characters without a tag: the published rule takes it whole
-    model, calls = grader(VALID)
+    model, calls = scripted_grader(VALID_VERDICT)
     task = Task(
         dataset=[Sample(input=PROBLEM, target="She bought a bike.")],
         solver=generate(),

@@ -5,7 +5,8 @@ import json
 import logging
 
 import pytest
-from helpers import BENCHMARK_CSV
+from helpers import BENCHMARK_CSV, write_jsonl
+from input_records import BENCHMARK_RECORD
 
 from narrative_infill.data.dataset import (
     DataSourceError,
@@ -15,22 +16,6 @@ from narrative_infill.data.dataset import (
     stratified_subset,
 )
 from narrative_infill.data.records import SCHEMA, InvalidRecordError, canonical_domain
-
-GOOD = {
-    "dataset": "roc",
-    "ref_id": 7,
-    "source_text": "Ann woke up. <eos> She ran to the bus. <eos> It was late. <eos> She waited. <eos> It came.",
-    "problem": "Ann woke up. ______ It was late. She waited. It came.",
-    "gold_answer": "She ran to the bus.",
-    "unit": "sentence(s)",
-    "n": 1,
-    "unit_idx": 1,
-}
-
-
-def write_jsonl(path, records):
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return str(path)
 
 
 def write_csv(path, records, fieldnames=SCHEMA):
@@ -55,7 +40,7 @@ FAULTS = [
 
 @pytest.mark.parametrize("label,change,field,message", FAULTS, ids=[f[0] for f in FAULTS])
 def test_structural_faults_name_file_row_instance_and_field(tmp_path, label, change, field, message):
-    path = write_jsonl(tmp_path / "bad.jsonl", [GOOD, {**GOOD, "ref_id": 8, **change}])
+    path = write_jsonl(tmp_path / "bad.jsonl", [BENCHMARK_RECORD, {**BENCHMARK_RECORD, "ref_id": 8, **change}])
     with pytest.raises(InvalidRecordError) as caught:
         load_benchmark(path)
     text = str(caught.value)
@@ -68,7 +53,7 @@ def test_structural_faults_name_file_row_instance_and_field(tmp_path, label, cha
 def test_missing_column_is_a_fault(tmp_path):
     path = write_csv(
         tmp_path / "bad.csv",
-        [{k: v for k, v in GOOD.items() if k != "unit_idx"}],
+        [{k: v for k, v in BENCHMARK_RECORD.items() if k != "unit_idx"}],
         fieldnames=[k for k in SCHEMA if k != "unit_idx"],
     )
     with pytest.raises(InvalidRecordError, match=r"row 1 .*field 'unit_idx': column missing"):
@@ -77,7 +62,7 @@ def test_missing_column_is_a_fault(tmp_path):
 
 def test_unparseable_rows_are_reported_with_their_row(tmp_path):
     jsonl = tmp_path / "bad.jsonl"
-    jsonl.write_text(json.dumps(GOOD) + "\n{not json\n", encoding="utf-8")
+    jsonl.write_text(json.dumps(BENCHMARK_RECORD) + "\n{not json\n", encoding="utf-8")
     with pytest.raises(DataSourceError, match=r"bad.jsonl, row 2: unparseable JSON"):
         load_benchmark(str(jsonl))
     csv_path = tmp_path / "extra.csv"
@@ -89,7 +74,7 @@ def test_unparseable_rows_are_reported_with_their_row(tmp_path):
 
 
 def test_duplicate_instances_are_a_fault(tmp_path):
-    path = write_jsonl(tmp_path / "dup.jsonl", [GOOD, GOOD])
+    path = write_jsonl(tmp_path / "dup.jsonl", [BENCHMARK_RECORD, BENCHMARK_RECORD])
     with pytest.raises(
         InvalidRecordError, match=r"row 2 .*duplicates row 1 \(sample id rocstories-7-n1-i1\)"
     ):
@@ -223,33 +208,33 @@ def test_task_metadata_counts_the_irregularities_of_its_samples():
 
 def test_a_changed_file_is_read_again(tmp_path):
     path = tmp_path / "grow.jsonl"
-    write_jsonl(path, [GOOD])
+    write_jsonl(path, [BENCHMARK_RECORD])
     assert len(load_benchmark(str(path)).instances) == 1
-    write_jsonl(path, [GOOD, {**GOOD, "ref_id": 9}])
+    write_jsonl(path, [BENCHMARK_RECORD, {**BENCHMARK_RECORD, "ref_id": 9}])
     assert len(load_benchmark(str(path)).instances) == 2
 
 
 def test_a_byte_order_mark_is_accepted_in_csv_and_jsonl(tmp_path):
     csv_path = tmp_path / "bom.csv"
-    write_csv(csv_path, [GOOD])
+    write_csv(csv_path, [BENCHMARK_RECORD])
     csv_path.write_bytes(b"\xef\xbb\xbf" + csv_path.read_bytes())
     jsonl_path = tmp_path / "bom.jsonl"
-    jsonl_path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(GOOD) + "\n").encode())
+    jsonl_path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(BENCHMARK_RECORD) + "\n").encode())
     for path in (csv_path, jsonl_path):
         [instance] = load_benchmark(str(path)).instances
-        assert instance.dataset == "roc" and instance.gold_answer == GOOD["gold_answer"]
+        assert instance.dataset == "roc" and instance.gold_answer == BENCHMARK_RECORD["gold_answer"]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_a_file_that_is_not_utf8_is_named_with_line_and_offset(tmp_path, suffix):
-    record = {**GOOD, "ref_id": 8, "gold_answer": "She ran to the café."}
+    record = {**BENCHMARK_RECORD, "ref_id": 8, "gold_answer": "She ran to the café."}
     path = tmp_path / f"latin{suffix}"
     if suffix == ".csv":
-        write_csv(path, [GOOD, record])
+        write_csv(path, [BENCHMARK_RECORD, record])
         path.write_bytes(path.read_text(encoding="utf-8").encode("latin-1"))
     else:
         path.write_bytes(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (GOOD, record)).encode("latin-1")
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (BENCHMARK_RECORD, record)).encode("latin-1")
         )
     line = 3 if suffix == ".csv" else 2
     with pytest.raises(DataSourceError, match=rf"latin{suffix}, line {line} \(byte offset \d+\): not UTF-8"):
