@@ -7,6 +7,7 @@ from inspect_ai.model import GenerateConfig
 
 from narrative_infill.data.dataset import load_benchmark
 from narrative_infill.errors import OptionError
+from narrative_infill.inspect_compat import ShownByInspect
 from narrative_infill.paper_protocol import REASONING_MAX_TOKENS
 from narrative_infill.paper_protocol import output_cap
 from narrative_infill.tasks import infill_task
@@ -55,11 +56,18 @@ def test_fixed_cap_and_factor_override():
         assert config.max_tokens == output_cap("l2", instance.gold_tokens, factor=1.5)[0]
 
 
-def test_invalid_caps_are_rejected():
-    with pytest.raises(OptionError, match="max_tokens must be positive"):
-        infill_task("l2", data="demo", max_tokens=0)
-    with pytest.raises(OptionError, match="max_tokens_factor must be positive"):
-        infill_task("l2", data="demo", max_tokens_factor=0)
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ({"max_tokens": 0}, "max_tokens must be positive"),
+        ({"max_tokens_factor": 0}, "max_tokens_factor must be positive"),
+    ],
+)
+def test_invalid_caps_are_rejected(option, message):
+    """Raised as the error Inspect shows by its message alone, the option error as its cause."""
+    with pytest.raises(ShownByInspect, match=message) as raised:
+        infill_task("l2", data="demo", **option)
+    assert isinstance(raised.value.__cause__, OptionError)
 
 
 @pytest.mark.parametrize("template", ["l2", "cot"])
