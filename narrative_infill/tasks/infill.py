@@ -18,6 +18,7 @@ from narrative_infill.prompts import PAPER
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
+from narrative_infill.scorers.metrics.loading import load_metric_models
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
 
@@ -107,6 +108,7 @@ def infill_task(
         scorers.append(_judge(judge_variant, judge_roles, grader_model, judge_structured, extraction, judge))
     return Task(
         dataset=dataset,
+        setup=load_metric_models(),  # the metrics' models load while the first samples generate
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
             generate_infill(
