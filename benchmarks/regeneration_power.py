@@ -9,7 +9,7 @@ one ``--forged`` times (each draws its own seed) and prints how many of each fai
 honest submission is then reproduced exactly and can never raise a false alarm, which is how
 tests/test_regeneration_local.py runs it; without it, this measures the false-alarm rate.
 Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--seed S] [--keep DIR]
-[--limit N] [--max-tokens N] [--port P]
+[--max-tokens N] [--port P]
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import time
 from pathlib import Path
 
 
-def honest_logs(
-    log_dir: Path, seed: int | None = None, limit: int | None = None, max_tokens: int | None = None
-) -> None:
+def honest_logs(log_dir: Path, seed: int | None = None, max_tokens: int | None = None) -> None:
     from inspect_ai import eval as inspect_eval
 
     seeded = {} if seed is None else {"seed": seed}
@@ -37,7 +35,6 @@ def honest_logs(
         timeout=120,
         log_dir=str(log_dir),
         display="none",
-        limit=limit,
         **seeded,
         **capped,
     )
@@ -86,7 +83,6 @@ def main() -> None:
     parser.add_argument("--forged", type=int, default=3, help="checks of the forged submission")
     parser.add_argument("--seed", type=int, help="seed the generations (the re-generation reuses it)")
     parser.add_argument("--keep", type=Path, help="keep the logs and submissions here")
-    parser.add_argument("--limit", type=int, help="generate only the first N demo instances (smoke size)")
     parser.add_argument("--max-tokens", type=int, help="cap each answer (smoke size; the logs record it)")
     parser.add_argument("--port", type=int, help="the local server's port (default: the package's)")
     args = parser.parse_args()
@@ -95,14 +91,16 @@ def main() -> None:
     from narrative_infill.analysis.submission.verify import verify
     from narrative_infill.local.server import LocalModelServer
 
+    # a capped run (the smoke size) is off the demo track's protocol: the custom track takes it
+    track = "demo" if args.max_tokens is None else "custom"
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="regeneration-power-"))
     with LocalModelServer(**({} if args.port is None else {"port": args.port})) as server:
         os.environ.update(server.environment())
         started = time.perf_counter()
-        honest_logs(scratch / "honest", args.seed, args.limit, args.max_tokens)
+        honest_logs(scratch / "honest", args.seed, args.max_tokens)
         forge_gold(scratch / "honest", scratch / "forged")
         for name in ("honest", "forged"):
-            write_submission(build_submission([str(scratch / name)], "demo"), scratch / f"{name}.json")
+            write_submission(build_submission([str(scratch / name)], track), scratch / f"{name}.json")
         print(f"logs and submissions in {time.perf_counter() - started:.0f} s ({scratch})", flush=True)
         outcomes = {}
         for name, repeats in (("honest", args.honest), ("forged", args.forged)):
