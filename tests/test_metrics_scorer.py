@@ -35,7 +35,6 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
     )
     scorer_module._batcher.cache_clear()
     # the models' load (one warm-up pair, started as the first sample starts) done before counting
-    from narrative_infill.scorers.metrics.embedding import resolve_backbones
     from narrative_infill.scorers.metrics.loading import wait_loaded
 
     wait_loaded(resolve_backbones("auto"))
