@@ -4,11 +4,12 @@ METEOR on an answer just under the 32 KB cap of distinct dictionary words (with 
 bounded, and with NLTK's plain WordNet reader as before), and the examples stage's slot pattern on
 "{{a" repeated to 64 KB. The tests (tests/platform/test_bounded_entry.py, tests/core/test_meteor_synonyms_bounded.py,
 tests/core/test_linear_time.py) check the same at sizes that keep them fast.
-Usage: PYTHONPATH=$PWD python benchmarks/import_bounds.py
+Usage: PYTHONPATH=$PWD python benchmarks/import_bounds.py [--scale 1.0]
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ CASES = {
         sys.path.insert(0, "tests/platform")
         from test_bounded_entry import zip_bomb
         from narrative_infill.platform.analysis.import_rows import read_generations
-        path = zip_bomb(__import__("pathlib").Path(DIR) / "bomb.xlsx", 64 * 2**20)
+        path = zip_bomb(__import__("pathlib").Path(DIR) / "bomb.xlsx", int(64 * 2**20 * SCALE))
         size = __import__("os").path.getsize(path)
         start = time.perf_counter()
         try:
@@ -35,7 +36,7 @@ CASES = {
         from narrative_infill.platform.analysis.import_rows import read_generations
         path = pathlib.Path(DIR) / "big.jsonl"
         row = {"model": "m1", "template_name": "fitb_l2", "problem": "A. ______ B.", "gold_answer": "x.",
-               "response": "a" * (64 * 2**20)}
+               "response": "a" * (int(64 * 2**20 * SCALE))}
         path.write_text(json.dumps(row) + "\\n")
         start = time.perf_counter()
         try:
@@ -67,7 +68,7 @@ CASES = {
     'examples stage, "{{a" repeated to 64 KB': """
         from narrative_infill.extraction.examples import _words
         start = time.perf_counter()
-        _words("{{a" * (64 * 1024 // 3))
+        _words("{{a" * (int(64 * 1024 * SCALE) // 3))
         report("", start)
     """,
 }
@@ -80,7 +81,7 @@ def report(what, start):
 """
 
 
-def _dictionary_answer() -> str:
+def _dictionary_answer(scale: float) -> str:
     """Distinct WordNet lemmas in a fixed shuffled order, cut just under 32,768 characters."""
     import random
 
@@ -88,15 +89,24 @@ def _dictionary_answer() -> str:
 
     words = sorted({name for name in wordnet.all_lemma_names() if name.isalpha()})
     random.Random(0).shuffle(words)
-    return " ".join(words)[:32_700]
+    return " ".join(words)[: int(32_700 * scale)]
 
 
 def main() -> None:
-    answer = _dictionary_answer()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="every size times this (CI's smoke step: 0.001)"
+    )
+    args = parser.parse_args()
+    answer = _dictionary_answer(args.scale)
     print("| case | time | peak RSS of its process | outcome |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name, body in CASES.items():
-            code = PRELUDE + f"DIR = {folder!r}\nWORDS = {answer!r}\n" + textwrap.dedent(body)
+            code = (
+                PRELUDE
+                + f"DIR = {folder!r}\nSCALE = {args.scale!r}\nWORDS = {answer!r}\n"
+                + textwrap.dedent(body)
+            )
             done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
             line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
             print(f"| {name} | {line} |", flush=True)

@@ -80,11 +80,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternations of the two builds")
     parser.add_argument("--max-tokens", type=int, default=96, help="cap per prompt (greedy decoding)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--prompts", type=int, default=None, help="the first N demo prompts (default: all 24)"
+    )
     args = parser.parse_args()
     from narrative_infill.platform.local.server import default_gguf
 
     builds = dict(pair.split("=", 1) for pair in args.builds)
-    job = {"model": str(default_gguf()), "prompts": demo_prompts(), "max_tokens": args.max_tokens,
+    job = {"model": str(default_gguf()), "prompts": demo_prompts()[: args.prompts], "max_tokens": args.max_tokens,
            "threads": args.threads}  # fmt: skip
     print(
         f"{len(job['prompts'])} demo prompts, l2, greedy, max_tokens {args.max_tokens}, {args.threads} threads"

@@ -184,7 +184,7 @@ def forget_cached_work() -> None:
     from narrative_infill.scorers.metrics import cache
 
     cache._caches.clear()
-    answer._extract.cache_clear()
+    answer.read_answer.cache_clear()
 
 
 def main() -> None:

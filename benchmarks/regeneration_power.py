@@ -9,6 +9,7 @@ one ``--forged`` times (each draws its own seed) and prints how many of each fai
 honest submission is then reproduced exactly and can never raise a false alarm, which is how
 tests/core/test_regeneration_local.py runs it; without it, this measures the false-alarm rate.
 Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 3] [--seed S] [--keep DIR]
+[--max-tokens N] [--port P]
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import time
 from pathlib import Path
 
 
-def honest_logs(log_dir: Path, seed: int | None = None) -> None:
+def honest_logs(log_dir: Path, seed: int | None = None, max_tokens: int | None = None) -> None:
     from inspect_ai import eval as inspect_eval
 
     seeded = {} if seed is None else {"seed": seed}
+    capped = {} if max_tokens is None else {"max_tokens": max_tokens}
     (log,) = inspect_eval(
         "narrative_infill/l2",
         model="llama-cpp-python/smollm2",
@@ -34,6 +36,7 @@ def honest_logs(log_dir: Path, seed: int | None = None) -> None:
         log_dir=str(log_dir),
         display="none",
         **seeded,
+        **capped,
     )
     assert log.status == "success", log.error
 
@@ -80,20 +83,24 @@ def main() -> None:
     parser.add_argument("--forged", type=int, default=3, help="checks of the forged submission")
     parser.add_argument("--seed", type=int, help="seed the generations (the re-generation reuses it)")
     parser.add_argument("--keep", type=Path, help="keep the logs and submissions here")
+    parser.add_argument("--max-tokens", type=int, help="cap each answer (smoke size; the logs record it)")
+    parser.add_argument("--port", type=int, help="the local server's port (default: the package's)")
     args = parser.parse_args()
 
     from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
     from narrative_infill.platform.analysis.submission.verify import verify
     from narrative_infill.platform.local.server import LocalModelServer
 
+    # a capped run (the smoke size) is off the demo track's protocol: the custom track takes it
+    track = "demo" if args.max_tokens is None else "custom"
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="regeneration-power-"))
-    with LocalModelServer() as server:
+    with LocalModelServer(**({} if args.port is None else {"port": args.port})) as server:
         os.environ.update(server.environment())
         started = time.perf_counter()
-        honest_logs(scratch / "honest", args.seed)
+        honest_logs(scratch / "honest", args.seed, args.max_tokens)
         forge_gold(scratch / "honest", scratch / "forged")
         for name in ("honest", "forged"):
-            write_submission(build_submission([str(scratch / name)], "demo"), scratch / f"{name}.json")
+            write_submission(build_submission([str(scratch / name)], track), scratch / f"{name}.json")
         print(f"logs and submissions in {time.perf_counter() - started:.0f} s ({scratch})", flush=True)
         outcomes = {}
         for name, repeats in (("honest", args.honest), ("forged", args.forged)):

@@ -56,7 +56,12 @@ def write_logs(n: int, log_dir: Path) -> None:
             judge_values = {d: rng.randint(1, 5) for d in dimensions}
             judge_values["qavg"] = sum(judge_values.values()) / 5
             judge_values["grader_failed"] = 0.0
-            sample.scores = {"metrics": Score(value=metric_values), "judge": Score(value=judge_values)}
+            # the answer scored, as the scorers record it (the report refuses an empty answer scored above 0)
+            answer = sample.output.completion
+            sample.scores = {
+                "metrics": Score(value=metric_values, answer=answer),
+                "judge": Score(value=judge_values, answer=answer),
+            }
         write_eval_log(log, location)
     source.unlink()
 

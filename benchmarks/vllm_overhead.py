@@ -48,9 +48,11 @@ def vllm_server(start_timeout: float):
 
 
 @contextlib.contextmanager
-def standin_server(start_timeout: float):
+def standin_server(start_timeout: float, options: list[str] | None = None):
+    """The stand-in on a free port (``options``: more of its options, e.g. ``--answers FILE``)."""
     port, key = free_port(), "standin-key"
-    process = subprocess.Popen([sys.executable, str(STANDIN), "--port", str(port), f"--api-key={key}"])
+    command = [sys.executable, str(STANDIN), "--port", str(port), f"--api-key={key}", *(options or [])]
+    process = subprocess.Popen(command)
     try:
         deadline = time.monotonic() + start_timeout
         while not port_open(port):

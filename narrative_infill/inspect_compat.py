@@ -4,8 +4,9 @@ Everything here reaches past Inspect's public API, or builds a log object by han
 Inspect release changes one of these, this module is the only place to mend, and the CI's run
 on the newest release is where it shows. Inspect has no public equivalent of any of them (as of
 0.3.285): the active generate config of a solver's call, the running sample's state (for a model
-provider), the ``--model-role`` parser its own commands use, adding replayed samples to a finished
-log, showing a package error the way Inspect's command line shows its own prerequisite errors (the
+provider), the scorers the running sample will be scored with (none under ``--no-score``), the
+``--model-role`` parser its own commands use, adding replayed samples to a finished log, showing a
+package error the way Inspect's command line shows its own prerequisite errors (the
 message alone), the base URL a provider's client resolved (the judge records where its grader was
 reached), and a metric that logs under the name of the Inspect metric it hands its samples to
 (``logged_as``).
@@ -37,6 +38,14 @@ def running_sample() -> Any:
     from inspect_ai.solver._task_state import sample_state
 
     return sample_state()
+
+
+def sample_scorers() -> list[Any]:
+    """The scorers the running sample will be scored with: empty under ``--no-score`` (Inspect sets
+    its scoring context only when it will score) and outside a sample."""
+    from inspect_ai.scorer._score import _scorers
+
+    return list(_scorers.get([]))
 
 
 def parse_model_roles(values: list[str]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,6 +34,9 @@ class Handler(BaseHTTPRequestHandler):
     settings: argparse.Namespace
     lock = threading.Lock()
     chat_requests = 0
+    #: replies drawn at random (seeded), from ``--answers``; none: the fixed ``ANSWER``
+    answers: list[str] = []
+    random = random.Random(0)
 
     def log_message(self, format, *args):  # quiet: one line per request would swamp the benchmark
         pass
@@ -100,14 +104,15 @@ class Handler(BaseHTTPRequestHandler):
                 handle.write(json.dumps({"max_tokens": request.get("max_tokens")}) + "\n")
 
     def _completion(self, request: dict) -> dict:
-        words = len(ANSWER.split())
+        answer = self.random.choice(self.answers) if self.answers else ANSWER
+        words = len(answer.split())
         return {
             "id": f"standin-{time.monotonic_ns()}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.get("model", self.settings.served_model_name),
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}
+                {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens(request.get("messages", [])),
@@ -115,6 +120,12 @@ class Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt_tokens(request.get("messages", [])) + words,
             },
         }
+
+
+class _Server(ThreadingHTTPServer):
+    # A real server's backlog (uvicorn's is 2048), not socketserver's 5: 32 clients connecting at
+    # once on a busy machine were reset.
+    request_queue_size = 1024
 
 
 def main() -> None:
@@ -129,8 +140,12 @@ def main() -> None:
     parser.add_argument("--requests", help="append each chat request's max_tokens here (JSON lines)")
     parser.add_argument("--hold-after", type=int, help="hold every chat request after this many")
     parser.add_argument("--release", help="held requests are answered once this file exists")
+    parser.add_argument("--answers", help="a JSON list of replies, each drawn at random (seed 0) per request")
     Handler.settings, _ = parser.parse_known_args()  # a llama.cpp server's other options are ignored
-    server = ThreadingHTTPServer((Handler.settings.host, Handler.settings.port), Handler)
+    if Handler.settings.answers:
+        with open(Handler.settings.answers, encoding="utf-8") as handle:
+            Handler.answers = json.load(handle)
+    server = _Server((Handler.settings.host, Handler.settings.port), Handler)
     print(f"stand-in: listening on {Handler.settings.host}:{Handler.settings.port}", flush=True)
     server.serve_forever()
 

@@ -22,6 +22,7 @@ from narrative_infill.paper_protocol import (
 from narrative_infill.scorers.answer import DEFAULT_EXTRACTION
 from narrative_infill.scorers.judge.scorer import NOT_RUN_HINT
 from narrative_infill.scorers.judge.scorer import judge as judge_scorer
+from narrative_infill.scorers.metrics.loading import load_metric_models
 from narrative_infill.scorers.metrics.scorer import metrics
 from narrative_infill.solvers import generate_infill, infill_prompt
 from narrative_infill.task_options import as_list
@@ -104,6 +105,7 @@ def infill_task(
     irregularities = Counter(kind for sample in dataset for kind in (sample.metadata or {})["irregularities"])
     return Task(
         dataset=dataset,
+        setup=load_metric_models(),  # the metrics' models load while the first samples generate
         solver=[
             infill_prompt(template, variant=variant, system_role=system_role, unit=unit),
             generate_infill(max_tokens=max_tokens, max_tokens_factor=max_tokens_factor, setting=template),

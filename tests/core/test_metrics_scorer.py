@@ -34,6 +34,10 @@ def test_task_scores_are_dicts_with_per_key_metrics_and_the_extraction_as_answer
         batching, "DynamicBatcher", functools.partial(batching.DynamicBatcher, min_batch=8, max_wait_s=3600.0)
     )
     scorer_module._batcher.cache_clear()
+    # the models' load (one warm-up pair, started as the first sample starts) done before counting
+    from narrative_infill.scorers.metrics.loading import wait_loaded
+
+    wait_loaded(resolve_backbones("auto"))
     batch_sizes = []
     original = metrics_module.bertscore_f1
 

@@ -13,6 +13,7 @@ from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
 from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
+from .loading import loads_for, wait_loaded
 from .pairs import ATAVG, METRIC_NAMES
 from .reuse import reused_share, story_reuse
 
@@ -33,7 +34,7 @@ def _batcher(
     batch_size: int,
     cache_dir: str | None,
 ):
-    """One batcher (and one set of loaded models) per configuration, per process."""
+    """One batcher (and one set of loaded models) per configuration, per process, and its backbones."""
     from .batching import DynamicBatcher
     from .pairs import metrics_signature, resolve_backbones, score_pairs
 
@@ -41,6 +42,7 @@ def _batcher(
     signature = metrics_signature(backbones)  # loads no model
 
     def score_batch(pairs: list[tuple[str, str]]):
+        wait_loaded(backbones)  # loading since the first sample started (the tasks' setup step)
         results = score_pairs(
             [p for p, _ in pairs],
             [r for _, r in pairs],
@@ -50,7 +52,7 @@ def _batcher(
         )
         return [(result, signature) for result in results]
 
-    return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH)
+    return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH), backbones
 
 
 def with_extraction(signature: str, extraction: str) -> str:
@@ -100,7 +102,9 @@ def metrics(
         so the report never averages the two together.
     """
     check_extraction(extraction)
-    batcher = _batcher(backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir)
+    batcher, backbones = _batcher(
+        backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
         answer = await extracted(state, extraction)
@@ -121,4 +125,5 @@ def metrics(
         metadata.update(input_limits(answer, result.truncated_chars))
         return Score(value=value, answer=answer.text, metadata=metadata)
 
+    loads_for(score, backbones)
     return score
