@@ -137,13 +137,14 @@ def _submit_grid(result, log_dir: Path, slurm) -> int:
     from ..grid.slurm import array_scripts, submit
     from ..grid.status import FINISHED, run_status
 
+    scripts = array_scripts(result.runs, log_dir, slurm)  # a script it cannot write fails before any file
     write_record(log_dir, result.runs)
     finished = {
         run.folder
         for run in recorded_runs(result.runs, log_dir)
         if run_status(log_dir, run, None).state == FINISHED
     }
-    jobs = submit(array_scripts(result.runs, log_dir, slurm), log_dir, finished)
+    jobs = submit(scripts, log_dir, finished)
     print(f"\n{len(jobs)} job(s) submitted; follow them with: narrative-infill grid status {log_dir}")
     return 0
 

@@ -83,17 +83,26 @@ def _script(study: str, count: int, runs: list[Run], log_dir: Path, options: Slu
         "#!/bin/bash",
         f"# narrative-infill grid, study {study}: one array task per run. Submitting the same grid again",
         "# resumes: inspect eval-set skips finished tasks and retries the rest.",
-        *(f"#SBATCH --{key}={shlex.quote(value)}" for key, value in header.items() if value),
+        *(_directive(key, value) for key, value in header.items() if value),
         "#SBATCH --requeue",
         "set -euo pipefail",
         'case "$SLURM_ARRAY_TASK_ID" in',
     ]
     python = shlex.quote(sys.executable)  # this environment's Inspect, on the shared file system
     for index, run in enumerate(runs):
-        lines.append(f"  {index})  # {run.model}: {', '.join(run.tasks)}")
+        # The name as a literal: a newline in it would end the comment and start a command.
+        lines.append(f"  {index})  # {run.model!r}: {', '.join(run.tasks)}")
         lines.append(f"    exec {python} -m inspect_ai {shlex.join(run.command[1:])} ;;")
     lines += ["esac", 'echo "no run for array task $SLURM_ARRAY_TASK_ID" >&2', "exit 2", ""]
     return "\n".join(lines)
+
+
+def _directive(key: str, value: str) -> str:
+    """One ``#SBATCH`` line. sbatch reads a quoted value, but a line break cannot be quoted there: it
+    would end the directive and make the rest a command of the script."""
+    if not value.isprintable():
+        raise GridError(f"sbatch --{key}: {value!r} has a control character, which a job script cannot carry")
+    return f"#SBATCH --{key}={shlex.quote(value)}"
 
 
 def submit(scripts: list[ArrayScript], log_dir: Path, finished: set[str], out=sys.stdout) -> list[Job]:
