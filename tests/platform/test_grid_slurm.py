@@ -144,7 +144,7 @@ def test_grid_status_without_a_record_or_with_a_broken_one_says_which_file(tmp_p
     assert "grid.json: no grid record" in capsys.readouterr().err
     (tmp_path / "grid.json").write_text(json.dumps({"runs": {"main/A": {"study": "main"}}, "jobs": []}))
     assert main(["grid", "status", str(tmp_path)]) == 1
-    assert "grid.json: not a grid record (KeyError" in capsys.readouterr().err
+    assert "grid.json: runs.main/A.tasks: expected list, found None" in capsys.readouterr().err
 
 
 def test_the_dry_run_prints_tokens_and_with_a_cost_file_dollars(demo_grid, tmp_path, monkeypatch, capsys):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...data.atomic import atomic_file
@@ -53,22 +53,65 @@ def read_record(log_dir: Path) -> tuple[list[RecordedRun], list[Job]]:
         raise GridError(f"{path}: {path.stat().st_size:,} bytes is not a grid record")
     try:
         record = json.loads(read_utf8(path, GridError))
-        runs = [
-            RecordedRun(folder, entry["study"], entry["model"], tuple(entry["tasks"]), int(entry["samples"]))
-            for folder, entry in record["runs"].items()
-        ]
-        jobs = [
-            Job(
-                str(job["job_id"]),
-                job["study"],
-                {int(i): f for i, f in job["tasks"].items()},
-                job["submitted"],
-            )
-            for job in record["jobs"]
-        ]
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
+    except (ValueError, RecursionError) as err:  # RecursionError: nesting too deep for the parser
         raise GridError(f"{path}: not a grid record ({type(err).__name__}: {err})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("runs"), dict):
+        raise GridError(f"{path}: runs: not a grid record (expected a mapping of run folders)")
+    if not isinstance(record.get("jobs"), list):
+        raise GridError(f"{path}: jobs: not a grid record (expected a list)")
+    runs = [_recorded_run(path, folder, entry) for folder, entry in record["runs"].items()]
+    jobs = [_job(path, f"jobs[{index}]", job) for index, job in enumerate(record["jobs"])]
     return runs, jobs
+
+
+def _field(path: Path, where: str, entry: Any, key: str, kind: type) -> Any:
+    """``entry[key]``, of type ``kind``; else the file and field named."""
+    value = entry.get(key) if isinstance(entry, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise GridError(f"{path}: {where}.{key}: expected {kind.__name__}, found {value!r:.80}")
+    return value
+
+
+def _relative_folder(path: Path, where: str, folder: Any) -> str:
+    """A run folder inside the log folder: a forged one must not make status read another's logs."""
+    if not isinstance(folder, str) or not folder:
+        raise GridError(f"{path}: {where}: expected a run folder, found {folder!r:.80}")
+    parts = PurePosixPath(folder)
+    if parts.is_absolute() or ".." in parts.parts or "\\" in folder:
+        raise GridError(f"{path}: {where}: {folder!r:.80} is not a folder inside the log folder")
+    return folder
+
+
+def _recorded_run(path: Path, folder: Any, entry: Any) -> RecordedRun:
+    where = f"runs.{folder}"
+    _relative_folder(path, where, folder)
+    tasks = _field(path, where, entry, "tasks", list)
+    samples = _field(path, where, entry, "samples", int)
+    if not all(isinstance(task, str) for task in tasks):
+        raise GridError(f"{path}: {where}.tasks: {tasks!r:.80} is not a list of task names")
+    if samples < 0:
+        raise GridError(f"{path}: {where}.samples: {samples} is not a count")
+    return RecordedRun(
+        folder,
+        _field(path, where, entry, "study", str),
+        _field(path, where, entry, "model", str),
+        tuple(tasks),
+        samples,
+    )
+
+
+def _job(path: Path, where: str, job: Any) -> Job:
+    job_id = _field(path, where, job, "job_id", str)
+    if not job_id.isdigit():
+        raise GridError(f"{path}: {where}.job_id: {job_id!r:.80} is not a Slurm job id")
+    tasks = {}
+    for index, folder in _field(path, where, job, "tasks", dict).items():
+        if not index.isdigit():
+            raise GridError(f"{path}: {where}.tasks: {index!r:.80} is not an array index")
+        tasks[int(index)] = _relative_folder(path, f"{where}.tasks", folder)
+    return Job(
+        job_id, _field(path, where, job, "study", str), tasks, _field(path, where, job, "submitted", str)
+    )
 
 
 def recorded_runs(runs: list[Run], log_dir: Path) -> list[RecordedRun]:

@@ -69,6 +69,8 @@ def _task_progress(folder: Path) -> dict[str, _TaskProgress]:
             done = header.results.completed_samples
         else:
             done = sum(1 for summary in read_eval_log_sample_summaries(location) if not summary.error)
+        if not 0 <= done <= total:  # a forged or broken header: no state can be read from it
+            raise GridError(f"{location}: {done:,} samples done of {total:,} (eval.dataset.samples x epochs)")
         error = header.error.message.strip().splitlines()[-1] if header.error else None
         progress[task] = _TaskProgress(header.status, done, total, error)
     return progress
