@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -243,6 +244,18 @@ def _add_judge_check(commands) -> None:
     checker.add_argument("--timeout", type=int, default=120)
 
 
+def _samples_per_hour(text: str) -> float:
+    """``--samples-per-hour``: a positive finite number (a negative, nan or infinite one would print as
+    GPU-hours; zero would be read as not given)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a throughput is a positive number of samples, got {text!r}")
+    return value
+
+
 def _add_grid(commands) -> None:
     grid = command(commands, "grid", _grid)
     grid.add_argument("grid", help="a packaged grid (paper) or a grid .yaml file")
@@ -274,7 +287,7 @@ def _add_grid(commands) -> None:
     )
     grid.add_argument(
         "--samples-per-hour",
-        type=float,
+        type=_samples_per_hour,
         help="samples one model server finishes an hour, as you measured it: the dry run adds GPU-hours",
     )
     # What follows -- (split off in main: argparse cannot take options there).

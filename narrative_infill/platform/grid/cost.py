@@ -12,6 +12,7 @@ hub out of reach), the per-instance means of the demo set stand for it (an estim
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -162,14 +163,20 @@ def run_figures(run: Run) -> tuple[Figures, bool]:
 
 
 def load_prices(path: Path) -> dict[str, Any]:
-    """Inspect's ``--model-cost-config`` file: model name -> dollars per million tokens."""
+    """Inspect's ``--model-cost-config`` file: model name -> dollars per million tokens; a price that
+    is negative, not a number or infinite is named (it would print as dollars)."""
     from inspect_ai.model import ModelCost
 
     try:
         entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return {str(model): ModelCost(**cost) for model, cost in entries.items()}
+        prices = {str(model): ModelCost(**cost) for model, cost in entries.items()}
     except (OSError, yaml.YAMLError, AttributeError, TypeError, ValueError) as err:
         raise GridError(f"{path}: not a model cost file ({type(err).__name__}: {err})") from None
+    for model, price in prices.items():
+        for field, value in price.model_dump().items():
+            if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
+                raise GridError(f"{path}: {model}: {field}: {value} is not a price")
+    return prices
 
 
 def run_dollars(run: Run, figures: Figures, prices: dict[str, Any]) -> tuple[float, float]:
