@@ -15,6 +15,7 @@ import pytest
 from narrative_infill.inspect_compat import LOCAL_SERVER_LOGGER
 from narrative_infill.platform.local.server_failure import ServerFailureCause, install
 
+SERVER_EXITED_MESSAGE = "Server process exited unexpectedly with code 1. Try rerunning"
 MEMORY_ERROR = (
     "ValueError: Available memory on node 0 (8.64/10.46 GiB) on startup is less than desired CPU "
     "memory utilization (0.92, 9.63 GiB)"
@@ -80,3 +81,16 @@ def test_a_servers_lines_are_kept_bounded(line):
         )
         cause.filter(record)
     assert len(cause.lines) == 40 and all(len(kept) <= 500 for kept in cause.lines)
+
+
+def test_a_servers_control_characters_reach_the_terminal_as_text():
+    """A line with ANSI escapes or a carriage return could clear the terminal or overwrite the error
+    shown above it; the cause block shows them escaped, one server line to a line."""
+    cause = ServerFailureCause()
+    hostile = "\x1b[2J\x1b[1;1HValueError: fake\rError: hidden\x00\x07"
+    for message, func in ((hostile, "log_error"), (SERVER_EXITED_MESSAGE, "wait_for_server")):
+        record = logging.LogRecord(LOCAL_SERVER_LOGGER, logging.ERROR, "", 0, message, None, None, func=func)
+        cause.filter(record)
+        shown = record.getMessage()
+    block = shown.partition("The server's last error lines:\n")[2]
+    assert block == "  \\x1b[2J\\x1b[1;1HValueError: fake\\rError: hidden\\x00\\x07"

@@ -33,7 +33,7 @@ class ServerFailureCause(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if record.funcName in SERVER_OUTPUT_READERS:
-            self.lines.append(message[:LINE_CHARS])
+            self.lines.append(_as_text(message[:LINE_CHARS]))
         elif message.startswith(SERVER_EXITED) and self.lines:
             record.msg, record.args = f"{message}\n{self.cause()}", ()
         return True
@@ -42,6 +42,12 @@ class ServerFailureCause(logging.Filter):
         """The server's last lines that name an error (else its last lines), as one block."""
         named = [line for line in self.lines if ERROR_LINE.search(line)] or list(self.lines)
         return "The server's last error lines:\n" + "\n".join(f"  {line}" for line in named[-SHOWN_LINES:])
+
+
+def _as_text(line: str) -> str:
+    """A server's line with its control characters escaped: an ANSI sequence or a carriage return
+    must not clear the terminal or overwrite the error shown with it."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in line)
 
 
 def install() -> None:
