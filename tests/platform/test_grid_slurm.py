@@ -179,3 +179,19 @@ def test_submitting_where_there_is_no_slurm_says_so(demo_grid, tmp_path, monkeyp
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert main(["grid", str(demo_grid), "--log-dir", str(tmp_path / "logs"), "--scheduler", "slurm"]) == 1
     assert "sbatch not found: is this a Slurm login node?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", [-2, 0])
+def test_a_parallel_size_below_one_is_refused_not_asked_of_slurm(tmp_path, size):
+    """gpu:-2 in the sbatch request and negative GPU-hours in the cost (or, at 0, a vLLM server with
+    no GPU asked for) came from a size below one."""
+    grid_file = tmp_path / "grid.yaml"
+    grid_file.write_text(
+        DEMO_GRID.replace(
+            "{name: Small, id: org/small}",
+            f"{{name: Small, id: org/small, model_args: {{tensor_parallel_size: {size}}}}}",
+        )
+    )
+    runs = plan(load_grid(str(grid_file)), tmp_path).runs
+    with pytest.raises(GridError, match=f"main: Small: tensor_parallel_size={size} is not a count of GPUs"):
+        slurm.gpus(runs[0])

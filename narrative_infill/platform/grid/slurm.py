@@ -50,10 +50,11 @@ def gpus(run: Run) -> int:
     if not model.startswith("vllm/"):
         return 0
     args = dict(value.split("=", 1) for flag, value in zip(run.command, run.command[1:]) if flag == "-M")
-    try:
-        return math.prod(int(args.get(name, 1)) for name in GPU_ARGS)
-    except ValueError as err:
-        raise GridError(f"{run.study}: {run.model}: a parallel size is not a whole number ({err})") from None
+    sizes = {name: args.get(name, "1") for name in GPU_ARGS}
+    for name, size in sizes.items():
+        if not size.isdigit() or int(size) < 1:  # gpu:-2 or no GPU at all for a vLLM server
+            raise GridError(f"{run.study}: {run.model}: {name}={size} is not a count of GPUs")
+    return math.prod(int(size) for size in sizes.values())
 
 
 def array_scripts(runs: list[Run], log_dir: Path, options: SlurmOptions) -> list[ArrayScript]:
