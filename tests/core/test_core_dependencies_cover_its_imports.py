@@ -11,38 +11,15 @@ so could not see it."""
 from __future__ import annotations
 
 import ast
-import re
 import sys
-from importlib.metadata import PackageNotFoundError, packages_distributions, requires
-from pathlib import Path
+from importlib.metadata import packages_distributions
 
 import pytest
+from helpers import REPO, core_closure, requirement_name
 
-tomllib = pytest.importorskip("tomllib")  # Python 3.11+; the newest interpreters of CI's matrix run it
+pytest.importorskip("tomllib")  # pyproject is read with it: Python 3.11+ (the newer ones of CI's matrix)
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "narrative_infill"
-
-
-def _distribution(requirement: str) -> str:
-    return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("_", "-")
-
-
-def core_closure() -> set[str]:
-    """The distributions pyproject's core dependencies bring, through the installed ones' metadata."""
-    with (ROOT / "pyproject.toml").open("rb") as handle:
-        todo = list(tomllib.load(handle)["project"]["dependencies"])
-    seen: set[str] = set()
-    while todo:
-        name = _distribution(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            todo += [r for r in requires(name) or [] if "extra ==" not in r]
-        except PackageNotFoundError:  # an optional dependency of a dependency, not installed here
-            continue
-    return seen
+PACKAGE = REPO / "narrative_infill"
 
 
 def core_imports() -> dict[str, set[str]]:
@@ -61,7 +38,7 @@ def core_imports() -> dict[str, set[str]]:
             for name in names:
                 top = name.split(".")[0]
                 if top not in sys.stdlib_module_names and top != "narrative_infill":
-                    imported.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+                    imported.setdefault(top, set()).add(str(path.relative_to(REPO)))
     return imported
 
 
@@ -71,6 +48,6 @@ def test_every_library_the_core_imports_comes_with_the_core_dependencies():
         f"{module} (imported by {', '.join(sorted(users))}): from {providers.get(module) or 'no installed'} "
         "distribution, not among the core dependencies or theirs"
         for module, users in sorted(core_imports().items())
-        if not {_distribution(d) for d in providers.get(module, [])} & closure
+        if not {requirement_name(d) for d in providers.get(module, [])} & closure
     ]
     assert not problems, "\n".join(problems)
