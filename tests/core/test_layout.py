@@ -200,6 +200,19 @@ def test_the_core_tests_import_nothing_from_the_platform():
     assert not problems, "\n".join(problems)
 
 
+def test_no_test_module_imports_another():
+    """contributing.md: what tests share sits in ``tests/`` (helpers.py, submission_runs.py, ...); a
+    test module never imports another, not even inside a function. Failed before: test_tampering.py
+    imported ``_small_run`` from test_report.py and ``_copy`` from test_verification.py in its bodies."""
+    problems = [
+        f"{path.relative_to(TESTS)} imports {module}"
+        for path in sorted(TESTS.glob("*/test_*.py"))
+        for module in sorted(_absolute_imports(path))
+        if module.split(".")[0].startswith("test_")
+    ]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize(
     "relative, source, imported",
     [
