@@ -64,6 +64,8 @@ def _imported_modules(path: Path) -> set[tuple[str, ...]]:
                 target = base + tuple(node.module.split(".") if node.module else ())
                 names = [] if node.module else [a.name for a in node.names if not a.name.startswith("__")]
                 modules.update([target + (name,) for name in names] if names else [target])
+            elif node.module == "narrative_infill":  # ``from narrative_infill import platform``
+                modules.update((alias.name,) for alias in node.names if not alias.name.startswith("__"))
             elif node.module and node.module.split(".")[0] == "narrative_infill":
                 modules.add(tuple(node.module.split(".")[1:]))
         elif isinstance(node, ast.Import):
@@ -221,6 +223,8 @@ def test_no_test_module_imports_another():
         ("solvers/x.py", "import narrative_infill.platform.cli", {("platform", "cli")}),
         ("platform/cli/x.py", "from ...tasks import l2", {("tasks",)}),
         ("platform/cli/x.py", "from .. import analysis", {("platform", "analysis")}),
+        ("tasks/x.py", "from narrative_infill import platform", {("platform",)}),
+        ("tasks/x.py", "from narrative_infill.platform import extras", {("platform",)}),
     ],
 )
 def test_the_import_scan_sees_every_spelling(tmp_path, monkeypatch, relative, source, imported):
