@@ -3,12 +3,15 @@ mock models."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 from typing import Callable
 
@@ -48,6 +51,34 @@ VALID_VERDICT = (
     '{"Fluency": 4, "Context_Faithfulness": 3, "Bidirectional_Coherence": 4, '
     '"Narrative_Consistency": 5, "Informativeness": 3}'
 )
+
+
+def requirement_name(requirement: str) -> str:
+    """The distribution a requirement line names, normalised (``bert_score==0.3`` -> ``bert-score``)."""
+    return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("_", "-")
+
+
+def pyproject_project() -> dict:
+    """pyproject.toml's ``[project]`` table: the dependencies as written, not the installed metadata
+    (which lags behind an editable install's checkout). Python 3.11+ (tomllib)."""
+    import tomllib
+
+    with (REPO / "pyproject.toml").open("rb") as handle:
+        return tomllib.load(handle)["project"]
+
+
+def core_closure() -> set[str]:
+    """The distributions pyproject's core dependencies bring, through the installed packages'
+    metadata (sacrebleu brings tabulate, sentence-transformers scipy: those come with the core)."""
+    todo, seen = list(pyproject_project()["dependencies"]), set()
+    while todo:
+        name = requirement_name(todo.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(PackageNotFoundError):  # an optional one not installed here
+            todo += [r for r in requires(name) or [] if "extra ==" not in r]
+    return seen
 
 
 def free_port() -> int:

@@ -7,46 +7,30 @@ without extras in a fresh venv."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 import subprocess
 import sys
-from importlib.metadata import PackageNotFoundError, requires
+from importlib.metadata import packages_distributions
 
 import pytest
-from helpers import REPO
-
-from narrative_infill.platform.extras import EXTRA_OF_MODULE
+from helpers import REPO, core_closure, pyproject_project, requirement_name
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.heavy]
 
-#: distributions whose name is not their module's with dashes
-DISTRIBUTION = {"llama_cpp": "llama-cpp-python"}
-
-
-def _name(requirement: str) -> str:
-    return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("_", "-")
-
-
-def core_closure() -> set[str]:
-    """Every distribution the core's requirements bring, through the installed packages' metadata
-    (sacrebleu brings tabulate, sentence-transformers scipy: those come with the core anyway)."""
-    seen, todo = set(), [r for r in requires("narrative-infill") or [] if "extra ==" not in r]
-    while todo:
-        name = _name(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        with contextlib.suppress(PackageNotFoundError):  # an optional one not installed here
-            todo += [r for r in requires(name) or [] if "extra ==" not in r]
-    return seen
+#: The extras that bring the platform's libraries (pyproject's ``[project.optional-dependencies]``).
+PLATFORM_EXTRAS = ("report", "local", "vllm", "lm-eval")
 
 
 def blocked_modules() -> list[str]:
-    """The platform's libraries that no core requirement brings: what an install without extras lacks."""
-    closure = core_closure()
-    return sorted(m for m in EXTRA_OF_MODULE if DISTRIBUTION.get(m, m.replace("_", "-")) not in closure)
+    """The modules of the platform's extras that no core requirement brings: what an install
+    without extras lacks (a distribution not installed here by its name with underscores)."""
+    extras, closure = pyproject_project()["optional-dependencies"], core_closure()
+    wanted = {requirement_name(r) for extra in PLATFORM_EXTRAS for r in extras[extra]} - closure
+    modules_of: dict[str, set[str]] = {}
+    for module, distributions in packages_distributions().items():
+        for distribution in distributions:
+            modules_of.setdefault(requirement_name(distribution), set()).add(module)
+    return sorted(m for d in wanted for m in modules_of.get(d, {d.replace("-", "_")}))
 
 
 RUN = """

@@ -64,6 +64,8 @@ def _imported_modules(path: Path) -> set[tuple[str, ...]]:
                 target = base + tuple(node.module.split(".") if node.module else ())
                 names = [] if node.module else [a.name for a in node.names if not a.name.startswith("__")]
                 modules.update([target + (name,) for name in names] if names else [target])
+            elif node.module == "narrative_infill":  # ``from narrative_infill import platform``
+                modules.update((alias.name,) for alias in node.names if not alias.name.startswith("__"))
             elif node.module and node.module.split(".")[0] == "narrative_infill":
                 modules.add(tuple(node.module.split(".")[1:]))
         elif isinstance(node, ast.Import):
@@ -128,6 +130,91 @@ def test_the_core_imports_nothing_from_the_platform():
     assert not problems, "\n".join(problems)
 
 
+#: A module path with ``platform`` as one of its parts (``narrative_infill.platform``, ``..platform.cli``,
+#: ``.platform``): what ``import_module``, ``__import__`` or ``find_spec`` would take.
+_PLATFORM_PATH = re.compile(r"(?:^|\.)platform(?:\.|$)")
+
+
+def _names_the_platform_in_a_call(source: str) -> bool:
+    """Whether a string handed to a call names a platform module: ``import_module("..platform.x",
+    __package__)``, ``__import__("narrative_infill" + ".platform")``, an f-string's literal part."""
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and _PLATFORM_PATH.search(node.value)
+        for call in ast.walk(ast.parse(source))
+        if isinstance(call, ast.Call)
+        for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
+        for node in ast.walk(argument)
+    )
+
+
+@pytest.mark.parametrize(
+    "source, names",
+    [
+        ('importlib.import_module("..platform.local.server", __package__)', True),
+        ('importlib.import_module(".platform", package="narrative_infill")', True),
+        ('__import__("narrative_infill" + ".platform", fromlist=["x"])', True),
+        ('importlib.import_module(f"{__package__}.platform.cli")', True),
+        ('importlib.util.find_spec("narrative_infill.platform.extras")', True),
+        ('print("the platform. A sentence.")', False),
+        ("sys.platform.startswith('linux')", False),
+        ('importlib.import_module("narrative_infill.scorers")', False),
+    ],
+)
+def test_the_string_scan_sees_a_platform_path_handed_to_a_call(source, names):
+    assert _names_the_platform_in_a_call(source) is names
+
+
+def test_no_core_module_hands_a_platform_path_to_a_call():
+    core = [path for path in MODULES if _room(path).split("/")[0] != "platform"]
+    named = [
+        str(path.relative_to(PACKAGE))
+        for path in core
+        if _names_the_platform_in_a_call(path.read_text(encoding="utf-8"))
+    ]
+    assert named == []
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    """Every module ``path`` imports by its absolute name (``import a.b``, ``from a.b import c``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    modules |= {
+        n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level
+    }
+    return modules
+
+
+def test_the_core_tests_import_nothing_from_the_platform():
+    """contributing.md: ``tests/core/`` holds the tests that import only the core (and the shared
+    helpers in ``tests/``, themselves free of the platform), so the core's tests run where only the
+    core is installed. Failed before: test_core_runs_without_the_platform.py imported the platform's
+    table of extras."""
+    local_helpers = {path.stem: path for path in TESTS.glob("*.py")}
+    problems = []
+    for path in sorted((TESTS / "core").glob("*.py")):
+        imported = _absolute_imports(path)
+        for source in [path, *(local_helpers[name] for name in imported if name in local_helpers)]:
+            if any(module.startswith("narrative_infill.platform") for module in _absolute_imports(source)):
+                problems.append(f"{path.name} imports the platform (through {source.relative_to(TESTS)})")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_test_module_imports_another():
+    """contributing.md: what tests share sits in ``tests/`` (helpers.py, submission_runs.py, ...); a
+    test module never imports another, not even inside a function. Failed before: test_tampering.py
+    imported ``_small_run`` from test_report.py and ``_copy`` from test_verification.py in its bodies."""
+    problems = [
+        f"{path.relative_to(TESTS)} imports {module}"
+        for path in sorted(TESTS.glob("*/test_*.py"))
+        for module in sorted(_absolute_imports(path))
+        if module.split(".")[0].startswith("test_")
+    ]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize(
     "relative, source, imported",
     [
@@ -136,6 +223,8 @@ def test_the_core_imports_nothing_from_the_platform():
         ("solvers/x.py", "import narrative_infill.platform.cli", {("platform", "cli")}),
         ("platform/cli/x.py", "from ...tasks import l2", {("tasks",)}),
         ("platform/cli/x.py", "from .. import analysis", {("platform", "analysis")}),
+        ("tasks/x.py", "from narrative_infill import platform", {("platform",)}),
+        ("tasks/x.py", "from narrative_infill.platform import extras", {("platform",)}),
     ],
 )
 def test_the_import_scan_sees_every_spelling(tmp_path, monkeypatch, relative, source, imported):

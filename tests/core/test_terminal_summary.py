@@ -47,3 +47,20 @@ def test_a_key_with_no_values_shows_no_zero_interval(demo_log):
     table = _terminal_table(demo_log)
     qavg_block = table[table.index("qavg") :]
     assert not re.search(r"ci_(lower|upper)\s+0\.000", qavg_block), table
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 46, item 4): Inspect's terminal table prints a metric's results key "
+    "('<registry name>_<key>' for a dict-valued one), and this package's metrics are registered as "
+    "'narrative_infill/<name>', so the narratives count and the breakdowns are cut to "
+    "'narrative_infill/breakdo…' at 80 columns; the log also carries each key's short name and group "
+    "(what the viewer shows), which the terminal table does not read: the fix is Inspect's (or a hook "
+    "on its private display code in inspect_compat)",
+)
+def test_every_metric_name_is_whole_in_the_terminal_table(demo_log):
+    """Issue 46's done-when: the demo output shows every metric name whole (Inspect's table at 80
+    columns, as ``--display plain`` prints it where no terminal width is known)."""
+    table = _terminal_table(demo_log)
+    cut = sorted(name for score in demo_log.results.scores for name in score.metrics if name not in table)
+    assert cut == [], table

@@ -14,6 +14,7 @@ from narrative_infill.platform.analysis.report import DIMENSIONS
 from narrative_infill.tasks import infill_task
 
 from helpers import mock_model, mock_output
+from submission_runs import small_demo_run
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
 
@@ -240,23 +241,15 @@ def test_bad_human_ratings_are_refused_with_their_row(log_dir, tmp_path, capsys,
     assert message in capsys.readouterr().err
 
 
-def _small_run(log_dir, respond, name="model", **eval_args):
-    task = infill_task("l2", data="demo", domain="sind", backbone="minilm")
-    model = get_model(
-        f"mockllm/{name}", custom_outputs=lambda m, t, c, g: mock_output(respond(m)), memoize=False
-    )
-    return eval(task, model=model, log_dir=str(log_dir), display="none", **eval_args)[0]
-
-
 def test_a_retried_run_counts_once_and_its_error_log_is_set_aside(tmp_path):
     def flaky(messages):
         if "museum" in messages[-1].text:
             raise RuntimeError("server went away")
         return "<ANSWER>They all went fishing at dawn.</ANSWER>"
 
-    failed = _small_run(tmp_path / "logs", flaky, max_samples=1)
+    failed = small_demo_run(tmp_path / "logs", flaky, max_samples=1)
     assert failed.status == "error" and 0 < len([s for s in failed.samples if not s.error]) < 6
-    retried = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
+    retried = small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
     assert retried.status == "success"
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "report.md").read_text()
@@ -264,8 +257,8 @@ def test_a_retried_run_counts_once_and_its_error_log_is_set_aside(tmp_path):
 
 
 def test_an_unfinished_run_is_listed_as_absent_with_its_counts(tmp_path):
-    _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="done")
-    _small_run(
+    small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="done")
+    small_demo_run(
         tmp_path / "logs",
         lambda m: (_ for _ in ()).throw(RuntimeError("down")) if "museum" in m[-1].text else "x",
         name="broken",
@@ -282,7 +275,7 @@ def test_the_newest_scores_of_a_scorer_are_reported(tmp_path):
 
     from narrative_infill.scorers.metrics import metrics
 
-    log = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
+    log = small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They all went fishing at dawn.</ANSWER>")
     for sample in log.samples:  # stale scores, as an earlier scoring would have left them
         sample.scores["metrics"].value = {**sample.scores["metrics"].value, "atavg": 0.0}
     write_eval_log(log, log.location)
@@ -297,8 +290,8 @@ def test_the_newest_scores_of_a_scorer_are_reported(tmp_path):
 def test_runs_with_different_metric_signatures_are_refused_and_the_old_report_kept(tmp_path, capsys):
     from inspect_ai.log import write_eval_log
 
-    _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
-    other = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="b")
+    small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
+    other = small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="b")
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
     before = (tmp_path / "out" / "report.md").read_text()
     for sample in other.samples:

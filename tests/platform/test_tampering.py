@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from inspect_ai import score
 from inspect_ai.log import read_eval_log, write_eval_log
-from submission_runs import METRICS, resubmitted
+from submission_runs import METRICS, copy_submission, resubmitted, small_demo_run
 
 from narrative_infill.platform.analysis.submission.build import content_hash
 from narrative_infill.platform.cli import main
@@ -176,9 +176,7 @@ def test_a_log_copied_under_another_name_counts_once_and_an_edited_copy_is_refus
     """A plain copy of a log (another name, another folder) is the same run and counts once; a copy whose
     header names another model (or any other field) is the same eval under two identities: refused, both
     logs named, rather than its samples counted twice."""
-    from test_report import _small_run
-
-    log = _small_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
+    log = small_demo_run(tmp_path / "logs", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
     (tmp_path / "logs" / "copy").mkdir()
     shutil.copy2(log.location, tmp_path / "logs" / "copy" / "again.eval")
     assert main(["report", str(tmp_path / "logs"), "-o", str(tmp_path / "out")]) == 0
@@ -259,9 +257,7 @@ def test_runs_told_apart_only_past_the_labels_width_are_rows_of_their_own(tmp_pa
     """Two runs whose one differing value differs only after the label's first 40 characters are two
     runs all the same: each gets its row, labelled with the full value, rather than being refused as
     runs "no header field tells apart"."""
-    from test_report import _small_run
-
-    log = _small_run(tmp_path / "first", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
+    log = small_demo_run(tmp_path / "first", lambda m: "<ANSWER>They swam.</ANSWER>", name="a")
     for end in ("1", "2"):
         log.eval.eval_id, log.eval.task_args["note"] = f"eval-{end}", "x" * 50 + end
         for sample in log.samples:  # a run of its own: its own samples
@@ -275,12 +271,10 @@ def test_runs_told_apart_only_past_the_labels_width_are_rows_of_their_own(tmp_pa
 
 
 def test_a_custom_entry_is_never_ranked(submissions, tmp_path):  # noqa: F811
-    from test_verification import _copy
-
     folder = tmp_path / "subs"
     folder.mkdir()
-    _copy(submissions, folder, "demo.json", lambda d: None)
-    _copy(submissions, folder, "custom.json", lambda d: d.update(track="custom"))
+    copy_submission(submissions, folder, "demo.json", lambda d: None)
+    copy_submission(submissions, folder, "custom.json", lambda d: d.update(track="custom"))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     rows = {r["file"]: r for r in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]}
     assert rows["demo.json"]["rank"] == 1 and "rank" not in rows["custom.json"]

@@ -3,7 +3,6 @@ the submission's hash recomputed, is caught and named; the board checks for itse
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import shutil
@@ -14,7 +13,7 @@ from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from submission_runs import ANSWERS, METRICS, resubmitted
+from submission_runs import ANSWERS, METRICS, copy_submission, resubmitted
 
 from narrative_infill.platform.analysis.submission.build import (
     content_hash,
@@ -171,29 +170,16 @@ def test_a_malformed_row_is_named_with_file_and_row(submissions, tmp_path, capsy
     assert "bad.json: not a valid submission: samples.l2[3]" in capsys.readouterr().err
 
 
-def _copy(submissions, folder, name, edit):  # noqa: F811
-    """A copy of alpha's submission standing for another run: its logs get identities of their own
-    (the board refuses one log submitted twice)."""
-    document = json.loads((submissions / "alpha.json").read_text())
-    for entry in document["provenance"]["logs"]:
-        entry["eval_id"] = f"{name}-{entry['eval_id']}"
-        entry["sha256"] = hashlib.sha256(f"{name}-{entry['sha256']}".encode()).hexdigest()
-    edit(document)
-    document["sha256"] = content_hash(document)
-    (folder / name).write_text(json.dumps(document))
-    return document
-
-
 def test_the_board_ignores_sidecars_and_checks_claims_against_samples(submissions, tmp_path, capsys):  # noqa: F811
     folder = tmp_path / "subs"
     folder.mkdir()
-    document = _copy(submissions, folder, "a.json", lambda d: None)
+    document = copy_submission(submissions, folder, "a.json", lambda d: None)
     sidecar = {"verified": True, "verified_from_logs": True, "submission_sha256": document["sha256"]}
     (folder / "a.json.verification.json").write_text(json.dumps(sidecar))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     rows = json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]
     assert [r["badge"] for r in rows if not r["baseline"]] == ["file only"]
-    _copy(submissions, folder, "b.json", lambda d: d["settings"]["l2"]["atavg"].update(mean=0.95))
+    copy_submission(submissions, folder, "b.json", lambda d: d["settings"]["l2"]["atavg"].update(mean=0.95))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site2")]) == 1
     assert (
         "b.json: its claims disagree with its own samples: settings.l2.atavg.mean: claimed 0.95"
@@ -209,11 +195,11 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
         d["settings"].pop("l1")
         d["samples"].pop("l1")
 
-    _copy(submissions, folder, "all.json", lambda d: None)
-    _copy(submissions, folder, "l2.json", l2_only)
-    _copy(submissions, folder, "v0.json", lambda d: d["provenance"].update(task_versions=["0"]))
-    _copy(submissions, folder, "weighted.json", lambda d: d["provenance"].update(judge_weighting=["True"]))
-    _copy(
+    copy_submission(submissions, folder, "all.json", lambda d: None)
+    copy_submission(submissions, folder, "l2.json", l2_only)
+    copy_submission(submissions, folder, "v0.json", lambda d: d["provenance"].update(task_versions=["0"]))
+    copy_submission(submissions, folder, "weighted.json", lambda d: d["provenance"].update(judge_weighting=["True"]))
+    copy_submission(
         submissions,
         folder,
         "authors.json",
@@ -240,7 +226,7 @@ def test_hostile_strings_cannot_break_the_page(submissions, tmp_path):  # noqa: 
         d["model"]["id"], d["submitter"] = hostile, hostile
         d["provenance"].update(judges=[hostile], metrics_signatures=[hostile])
 
-    _copy(submissions, folder, f"{hostile.replace('/', '_')}.json", poison)
+    copy_submission(submissions, folder, f"{hostile.replace('/', '_')}.json", poison)
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     html = (tmp_path / "site" / "index.html").read_text()
     script = html.split("const DATA = ")[1].split("\n")[0]
