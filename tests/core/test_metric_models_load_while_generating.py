@@ -87,3 +87,12 @@ def test_a_failed_load_fails_each_scored_sample_with_its_error(tmp_path, monkeyp
     assert all(
         sample.error and "the encoder's weights are missing" in sample.error.message for sample in log.samples
     )
+
+
+def test_every_scored_task_sets_up_load_metric_models():
+    """The tasks run ``load_metric_models()`` as their setup step, so the load starts with a sample."""
+    from narrative_infill.scorers.metrics.loading import load_metric_models
+    from narrative_infill.tasks import infill_task
+
+    task = infill_task("l2", data="demo", judge=False, backbone="minilm")
+    assert task.setup.__qualname__ == load_metric_models().__qualname__ == "load_metric_models.<locals>.solve"
