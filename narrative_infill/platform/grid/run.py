@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TextIO
 
 from ..local.run_status import run_recording_status
 from .plan import Plan
 
 
-def run_plan(plan: Plan, out=sys.stdout) -> int:
+def run_plan(plan: Plan, out: TextIO | None = None) -> int:
     """0 when every run finished; the failed runs are listed and the rest still run. A signal
     stops the grid after the current run has written its logs."""
+    out = out or sys.stdout  # resolved per call: a default bound at import outlives a redirected stdout
     failed = []
     for index, run in enumerate(plan.runs, 1):
         run.log_dir.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .plan import GridError, Run
 from .record import Job, now, recorded_runs, write_record
@@ -106,9 +107,12 @@ def _directive(key: str, value: str) -> str:
     return f"#SBATCH --{key}={shlex.quote(value)}"
 
 
-def submit(scripts: list[ArrayScript], log_dir: Path, finished: set[str], out=sys.stdout) -> list[Job]:
+def submit(
+    scripts: list[ArrayScript], log_dir: Path, finished: set[str], out: TextIO | None = None
+) -> list[Job]:
     """Submits each script's unfinished runs (folders relative to ``log_dir`` in ``finished`` are
     left out) and records the jobs in the log folder's grid record."""
+    out = out or sys.stdout  # resolved per call: a default bound at import outlives a redirected stdout
     jobs = []
     for script in scripts:
         folders = [r.folder for r in recorded_runs(script.runs, log_dir)]
