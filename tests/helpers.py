@@ -60,8 +60,12 @@ def requirement_name(requirement: str) -> str:
 
 def pyproject_project() -> dict:
     """pyproject.toml's ``[project]`` table: the dependencies as written, not the installed metadata
-    (which lags behind an editable install's checkout). Python 3.11+ (tomllib)."""
-    import tomllib
+    (which lags behind an editable install's checkout): tomllib, or on Python 3.10 tomli, which
+    pytest itself requires there."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     with (REPO / "pyproject.toml").open("rb") as handle:
         return tomllib.load(handle)["project"]
