@@ -148,7 +148,11 @@ def _judge_note(judge: bool | None, variant: str) -> str:
 # Nine @task functions, not one registered in a loop: `inspect list tasks`, `inspect eval FILE@l2`, the
 # editor extension and inspect-evals-lint find tasks by reading this file for @task definitions, and
 # Inspect reads each one's parameters as its -T options (and records their defaults in the log), so
-# each lists them; `**locals()` hands exactly those parameters on to infill_task.
+# each lists them; `**locals()` hands exactly those parameters on to infill_task. No Inspect idiom
+# shares one options list without hiding them: `**options: Unpack[InfillOptions]` (PEP 692) makes
+# Inspect pass any -T on without its "not used by task" warning (task_create reads only named
+# parameters) and log no defaults; a `functools.partial` registered with `task(name=...)` is no @task
+# definition in this file; rewriting signatures at import is the magic issue 46 took out.
 @task
 def l0(
     data: str = "hf",
