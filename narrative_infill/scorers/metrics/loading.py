@@ -55,12 +55,14 @@ def wait_loaded(backbones: Backbones) -> None:
 
 def _load(backbones: Backbones, future: Future[None]) -> None:
     """Score one pair through the real path: whatever scoring loads (both encoders, Punkt,
-    WordNet, the lexical scorers) is loaded, and nothing is cached for a gold."""
-    from .pairs import score_pairs
+    WordNet, the lexical scorers, the story-reuse guard's stemmer and stop words, which the
+    scorer calls on the event loop) is loaded, and nothing is cached for a gold."""
+    from . import pairs, reuse
 
     try:
         with _loading:
-            score_pairs(["A warm-up answer."], ["A warm-up gold span."], backbones, use_cache=False)
+            pairs.score_pairs(["A warm-up answer."], ["A warm-up gold span."], backbones, use_cache=False)
+            reuse.story_reuse("A warm-up answer.", "A warm-up story. ______ It ends.")
     except BaseException as err:
         future.set_exception(err)
     else:

@@ -91,6 +91,8 @@ def score_pairs(
     """
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions for {len(references)} references")
+    if not predictions:
+        return []  # nothing to score loads nothing (verify --sample 0 re-scores no pair)
     stripped = [p.strip() for p in predictions]
     predictions = [bounded_answer(p) for p in stripped]
     references = [r.strip() for r in references]

@@ -85,11 +85,9 @@ def _synonym_stems(word: str) -> frozenset[str]:
     """The stems of the one-word lemmas of ``word``'s first ``SYNONYM_SENSES`` WordNet senses."""
     if len(word) > _LOOKUP_MAX_LETTERS:
         return frozenset()
-    from nltk.corpus import wordnet
+    from .lexical import english_wordnet
 
-    from ...nltk_data import ensure_wordnet
-
-    ensure_wordnet()
+    wordnet = english_wordnet()
     content_stem = _content_stem()
     lemmas = {
         lemma.name().lower() for sense in wordnet.synsets(word)[:SYNONYM_SENSES] for lemma in sense.lemmas()
