@@ -95,6 +95,21 @@ def is_story_reuse(story_reuse: Any, threshold: float = STORY_REUSE_THRESHOLD) -
     return story_reuse > threshold
 
 
+#: An answer whose ``order_gain`` (how many nats a word its own word order saves the packaged
+#: SmolLM2 over one seeded shuffle of the same words; ``analysis/fluency.py``) is below this is not
+#: fluent: words in no sentence's order (scrambled, sorted, swapped, padded salad). Between the two
+#: measured groups (docs/baselines.md): the padded salads gain -0.5 to 0.4 (0.9-2.0 with a fluent
+#: sentence pair before them), the authors' real answers of eight words or more 3.2 and up (the first
+#: 60 of the shared test's seeded sample: in-sample).
+FLUENCY_THRESHOLD = 2.5
+
+
+def is_not_fluent(order_gain: Any, threshold: float = FLUENCY_THRESHOLD) -> Any:
+    """Whether an answer's ``order_gain`` (a float, or a pandas Series; None or NaN: too short to
+    read, counted fluent) makes it a bag of words rather than text."""
+    return order_gain < threshold if order_gain is not None else False
+
+
 #: NLTK METEOR's parameters (the authors' ``evaluate`` defaults).
 METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
 
