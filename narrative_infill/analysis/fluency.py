@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -122,9 +122,3 @@ def fluency_or_none() -> Callable[[str], float | None] | None:
         return fluency_reader()
     except FluencyUnavailable:
         return None
-
-
-def order_gains(answers: Iterable[str]) -> list[float | None]:
-    """Each answer's order gain, in order (one model for the process)."""
-    read = fluency_reader()
-    return [read(answer) for answer in answers]
