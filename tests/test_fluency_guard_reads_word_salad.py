@@ -22,8 +22,9 @@ from narrative_infill.analysis.fluency import (
     shuffled,
 )
 from narrative_infill.data.baselines import GENERIC_SENTENCE
-from narrative_infill.definitions import is_not_fluent
+from narrative_infill.definitions import is_not_fluent, is_story_reuse
 from narrative_infill.local import server
+from narrative_infill.scorers.metrics.reuse import story_reuse
 
 #: The most of the real answers the check may flag (the share measured on the same seeded sample,
 #: docs/baselines.md, with room for a reading that moves by a rounding of the library).
@@ -47,12 +48,18 @@ def test_a_short_answer_is_not_read():
 @pytest.mark.heavy  # the packaged SmolLM2 through llama-cpp-python
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", sorted(salad_variants(demo_problems())))
-def test_each_word_salad_variant_is_read_as_not_fluent(variant):
+def test_each_word_salad_variant_is_flagged(variant):
+    """Flagged by the story guards together: the padded salads by the fluency check (the padding
+    keeps them under the story-reuse limit), the neighbouring sentences interleaved word by word
+    (partly fluent in pairs) by story reuse (they are all the story's words)."""
     problems = demo_problems()
     build = salad_variants(problems)[variant]
     read = fluency_reader()
-    flagged = [is_not_fluent(read(build(problem))) for problem in problems[:ATTACK_PROBLEMS]]
-    assert sum(flagged) / len(flagged) > 0.75, variant
+    answers = [(build(problem), problem) for problem in problems[:ATTACK_PROBLEMS]]
+    not_fluent = [bool(is_not_fluent(read(answer))) for answer, _ in answers]
+    reused = [bool(is_story_reuse(story_reuse(answer, problem))) for answer, problem in answers]
+    flagged = [a or b for a, b in zip(not_fluent, reused)]
+    assert sum(flagged) / len(flagged) > 0.75, (variant, not_fluent, reused)
 
 
 @pytest.mark.heavy

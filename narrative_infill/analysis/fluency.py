@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from ..definitions import NarrativeInfillError
@@ -109,11 +109,20 @@ def order_gain_with(model: Any, answer: str) -> float | None:
     return (_total_nll(model, " ".join(shuffled(words))) - own) / len(words)
 
 
+#: Answers whose gain a process remembers: ``submit`` reads every answer twice (its claims, then
+#: their recheck) and the report once per table; model output cannot grow it unbounded.
+_GAINS_KEPT = 65536
+
+
 def fluency_reader() -> Callable[[str], float | None]:
-    """``order_gain`` by the packaged model, loaded on the first call of the process; raises
-    :class:`FluencyUnavailable` where the model cannot be loaded."""
-    model = _model()
-    return lambda answer: order_gain_with(model, answer)
+    """``order_gain`` by the packaged model, loaded on the first call of the process, each distinct
+    answer read once; raises :class:`FluencyUnavailable` where the model cannot be loaded."""
+    return _remembered(_model())
+
+
+@cache
+def _remembered(model: Any) -> Callable[[str], float | None]:
+    return lru_cache(maxsize=_GAINS_KEPT)(lambda answer: order_gain_with(model, answer))
 
 
 def fluency_or_none() -> Callable[[str], float | None] | None:
