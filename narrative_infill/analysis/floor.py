@@ -52,7 +52,7 @@ REUSE_RULE = (
 )
 FLUENCY_RULE = (
     f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers are words in no sentence's order "
-    f"(order_gain < {FLUENCY_THRESHOLD:g}: not fluent)"
+    f"(order_gain under {FLUENCY_THRESHOLD:g}: not fluent)"
 )
 #: Why an entry is not ranked where the fluency check cannot run (``analysis.fluency``).
 FLUENCY_UNAVAILABLE_RULE = (
