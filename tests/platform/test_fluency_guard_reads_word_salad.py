@@ -12,17 +12,18 @@ import pytest
 from helpers import SHARED, require_shared
 from word_salad import demo_problems, salad_variants
 
+from narrative_infill.copy_guards import is_story_reuse
+from narrative_infill.data.baselines import GENERIC_SENTENCE
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import FLUENCY_UNAVAILABLE_RULE, guard_reason
 from narrative_infill.platform.analysis.fluency import (
     FluencyUnavailable,
     fluency_or_none,
     fluency_reader,
+    is_not_fluent,
     order_gain_with,
     shuffled,
 )
-from narrative_infill.data.baselines import GENERIC_SENTENCE
-from narrative_infill.copy_guards import is_story_reuse
 from narrative_infill.platform.local import server
 from narrative_infill.scorers.metrics.reuse import story_reuse
 
