@@ -112,7 +112,17 @@ def _model() -> Any:
         raise FluencyUnavailable(
             "the fluency check needs llama-cpp-python: pip install 'narrative-infill[local]'"
         ) from error
-    return Llama(model_path=str(_model_path()), n_ctx=_CONTEXT_TOKENS, logits_all=True, verbose=False)
+    # One thread: llama.cpp's threads wait for each other in spinning barriers, so on cores shared with
+    # other work (a report beside an eval) two threads read ten times slower than one (measured on the
+    # 2-core machine at load average 11: 1.6 s against 0.17 s an answer); a 135M model needs no more.
+    return Llama(
+        model_path=str(_model_path()),
+        n_ctx=_CONTEXT_TOKENS,
+        logits_all=True,
+        verbose=False,
+        n_threads=1,
+        n_threads_batch=1,
+    )
 
 
 def _total_nll(model: Any, text: str) -> float:
