@@ -112,7 +112,8 @@ def main() -> None:
     started = time.perf_counter()
     read = fluency_reader()
     print(f"model loaded in {time.perf_counter() - started:.1f} s")
-    attacks(read, args.problems)
+    if args.problems:
+        attacks(read, args.problems)
     real_answers(read, None if args.all else args.per_model, args.held_out)
 
 

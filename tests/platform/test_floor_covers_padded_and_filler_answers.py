@@ -1,6 +1,6 @@
 """Gaps found by the attack pass on issue 45: under the default extraction every null rule the guards
 let through extracted to nothing, so the floor was 0 and any unflagged trivial answer was "above the
-floor" (closed by the ``generic-sentence`` null rule; the padding gap is open, a strict xfail).
+floor" (closed by the ``generic-sentence`` null rule), and that the padding gap stays closed.
 Measured at L2 on the 30 shared problems (MiniLM): a fixed gold-independent sentence ("He felt happy
 and decided to go home. It was a great day with friends.") scores AtAvg 0.207, above five of the 20
 real models (0.127-0.200 there); 60% of the story's content words scrambled with twelve
