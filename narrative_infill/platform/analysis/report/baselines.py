@@ -3,7 +3,9 @@
 Baseline runs are ordinary logs of ``--model baseline/<rule>`` (``data.baselines``). Two tables:
 
 * ``baselines_vs_models``: per setting, each run's AtAvg and QAvg (where judged), baselines and
-  models alike, each run's shares of copied and story-reuse answers, and for each model the floor
+  models alike, each run's shares of copied, story-reuse and not-fluent answers (the last read here
+  from the logged answers by ``analysis.fluency``: the tasks do not need its model; unknown, so
+  every model unranked, where it cannot run), and for each model the floor
   on the same instances (same setting, same problem and gold): the best AtAvg of a null rule the
   guards do not flag there (``analysis.floor``), with the rule that sets it and the mark: the
   guard a model fails, else whether it is above the floor. A model whose instances a kept null
@@ -20,13 +22,26 @@ from ....copy_guards import CONTEXT_COPY_THRESHOLD, is_copied, is_story_reuse
 from ....data.baselines import NULL_RULES
 from ....errors import NarrativeInfillError
 from ....paper_protocol import SETTINGS
-from ..floor import COPY_RULE, IN_FLOOR, NOT_ABOVE, REUSE_RULE, floor_mark, floor_of, guard_reason, over_limit
+from ..floor import (
+    COPY_RULE,
+    FLUENCY_RULE,
+    IN_FLOOR,
+    NOT_ABOVE,
+    REUSE_RULE,
+    floor_mark,
+    floor_of,
+    guard_reason,
+    over_limit,
+)
+from ..fluency import is_not_fluent
 from .document import Absent, Table, has_columns
 
 BASELINE_PREFIX = "baseline/"
 BASELINES_TABLE = "baselines_vs_models"
 COPY_TABLE = "copy_share_by_setting"
 MARK = "mark"
+#: Each sample's guard readings: two from the metrics scorer, and the fluency check read here.
+_GUARD_COLUMNS = ["context_copy", "story_reuse", "not_fluent"]
 #: The instance a sample answers: the same problem and gold in the same setting.
 _INSTANCE = ["setting", "input", "target"]
 __all__ = ["BASELINES_TABLE", "COPY_TABLE", "MARK", "NOT_ABOVE", "baseline_tables", "is_baseline"]
@@ -43,12 +58,30 @@ def _share(flags: pd.Series) -> float:
     return float(known.astype(float).mean()) if len(known) else float("nan")
 
 
-def _guard_shares(samples: pd.DataFrame) -> tuple[float, float]:
-    """(copied share, story-reuse share) of ``samples``' answers; NaN where a guard was not scored."""
+def _guard_shares(samples: pd.DataFrame) -> tuple[float, float, float]:
+    """(copied, story-reuse, not-fluent share) of ``samples``' answers; NaN where a guard was not
+    scored or cannot be read here."""
     copies, reuses = samples["context_copy"], samples["story_reuse"]
-    return _share(copies.where(copies.isna(), is_copied(copies))), _share(
-        reuses.where(reuses.isna(), is_story_reuse(reuses))
+    return (
+        _share(copies.where(copies.isna(), is_copied(copies))),
+        _share(reuses.where(reuses.isna(), is_story_reuse(reuses))),
+        _share(samples["not_fluent"]),
     )
+
+
+def _not_fluent(answers: pd.Series) -> pd.Series:
+    """1.0 where an answer is not fluent (``fluency.is_not_fluent``), 0.0 where it is, NaN where
+    it was not scored or the check cannot run here (no llama-cpp-python or packaged model). Each
+    distinct answer is read once."""
+    from ..fluency import FluencyUnavailable, fluency_reader
+
+    unknown = pd.Series(float("nan"), index=answers.index)
+    try:
+        read = fluency_reader()
+    except FluencyUnavailable:
+        return unknown
+    flags = {answer: float(bool(is_not_fluent(read(answer)))) for answer in answers.dropna().unique()}
+    return answers.map(flags).astype(float)
 
 
 def _rule_instances(scored: pd.DataFrame, setting: str) -> dict[str, pd.DataFrame]:
@@ -57,7 +90,7 @@ def _rule_instances(scored: pd.DataFrame, setting: str) -> dict[str, pd.DataFram
     for rule in NULL_RULES:
         run = scored[(scored["model"] == f"{BASELINE_PREFIX}{rule}") & (scored["setting"] == setting)]
         if not run.empty:
-            rules[rule] = run.groupby(_INSTANCE)[["atavg", "context_copy", "story_reuse"]].mean()
+            rules[rule] = run.groupby(_INSTANCE)[["atavg", *_GUARD_COLUMNS]].mean()
     return rules
 
 
@@ -87,12 +120,13 @@ def _model_columns(run: pd.DataFrame, rules: dict[str, pd.DataFrame], shares) ->
     }
 
 
-def _baseline_mark(model: str, shares: tuple[float, float]) -> str:
+def _baseline_mark(model: str, shares: tuple[float, float, float]) -> str:
     """A baseline run's mark: the ceiling (gold), a guard that flags it, or kept for the floor."""
     if model.removeprefix(BASELINE_PREFIX) not in NULL_RULES:
         return "the ceiling"
-    copied, reused = shares
-    return COPY_RULE if over_limit(copied) else REUSE_RULE if over_limit(reused) else IN_FLOOR
+    rules = (COPY_RULE, REUSE_RULE, FLUENCY_RULE)
+    flagged = (rule for share, rule in zip(shares, rules) if over_limit(share))
+    return next(flagged, IN_FLOOR)
 
 
 def baselines_table(frame: pd.DataFrame) -> Table:
@@ -105,6 +139,8 @@ def baselines_table(frame: pd.DataFrame) -> Table:
     if not frame["model"].map(is_baseline).any():
         return Absent("no baseline runs in the logs (import --baselines, or run --model baseline/<rule>)")
     scored = frame.dropna(subset=["atavg"])
+    answers = scored["metrics_answer"] if "metrics_answer" in scored else pd.Series(None, index=scored.index)
+    scored = scored.assign(not_fluent=_not_fluent(answers))
     rules = {setting: _rule_instances(scored, setting) for setting in scored["setting"].unique()}
     rows = []
     for (setting, row), run in scored.groupby(["setting", "row"], sort=False):
@@ -119,6 +155,7 @@ def baselines_table(frame: pd.DataFrame) -> Table:
             "samples": len(run),
             "copied %": shares[0] * 100,
             "story reuse %": shares[1] * 100,
+            "not fluent %": shares[2] * 100,
         }
         if baseline:
             entry[MARK] = _baseline_mark(run["model"].iloc[0], shares)

@@ -218,6 +218,13 @@ def answer_empty(summary, scorer: str) -> bool | None:
     return None if score is None else not str(score.answer or "").strip()
 
 
+def answer_text(summary, scorer: str) -> str | None:
+    """The answer the sample's newest ``scorer`` score read (None: not scored): what the fluency
+    check reads (``report/baselines.py``)."""
+    score = newest_score(summary, scorer)
+    return None if score is None else str(score.answer or "")
+
+
 def model_name(model: str) -> str:
     """The model a log names, imported generations (``replay/``) under their own name, except one
     whose name is a null baseline's (``replay/baseline/context``): only the package's own baseline
@@ -315,6 +322,7 @@ def _columns() -> list:
         ),
         SampleColumn("metrics_scorings", path=scorings_field, full=False),
         SampleColumn("empty_answer", path=partial(answer_empty, scorer="metrics"), full=False),
+        SampleColumn("metrics_answer", path=partial(answer_text, scorer="metrics"), full=False),
     ]
 
 

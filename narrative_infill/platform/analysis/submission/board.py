@@ -211,6 +211,7 @@ def markdown(rows: list[dict[str, Any]], high_inclusive: bool = False) -> str:
             "narratives",
             "copied%",
             "reused%",
+            "not fluent%",
             "vs floor",
             "metric signature",
         ]
@@ -231,6 +232,7 @@ def _row_cells(r: dict[str, Any], settings: list[str]) -> list[str]:
         str(r.get("narratives", "")),
         _cell(r.get("copied") and r["copied"] * 100, 1),
         _cell(r.get("reused") and r["reused"] * 100, 1),
+        _cell(r.get("not_fluent") and r["not_fluent"] * 100, 1),
         r.get("unranked") or r.get("vs_floor") or "",
         r["signature"][:60],
     ]

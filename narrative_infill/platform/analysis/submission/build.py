@@ -26,6 +26,7 @@ from ....paper_protocol import is_high, is_low
 from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
 from ....task_options import setting_name
+from ..fluency import is_not_fluent
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
 from .judges import header_problems, judge_provenance
@@ -118,6 +119,8 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
             "copied": fmean(is_copied(c) for c in copies) if copies and None not in copies else None,
             # answers that are the story's words in some order (None as for "copied")
             "reused": fmean(is_story_reuse(r) for r in reuses) if reuses and None not in reuses else None,
+            # answers that are words in no sentence's order (None where the check cannot run here)
+            "not_fluent": _not_fluent_share(answers) if metrics else None,
             # a panel's mean over the graders left is unscored too: else failing the harsh one is free
             "unscored": fmean(
                 q is None or bool(_number(j.get("grader_failed"))) for q, j in zip(qavg, judged)
@@ -140,6 +143,18 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
 def submission_rows(samples: list) -> list[list]:
     """The per-sample rows of one setting (``submission.build.SAMPLE_ROW_FIELDS``)."""
     return [sample_row(s.id, s.epoch, *sample_scores(s)) for s in samples]
+
+
+def _not_fluent_share(answers: list[str]) -> float | None:
+    """The share of ``answers`` the fluency check (``analysis.fluency``) reads as not fluent; None
+    where it cannot run here (its model is an extra), which leaves a ranked entry unranked."""
+    from ..fluency import FluencyUnavailable, fluency_reader
+
+    try:
+        read = fluency_reader()
+    except FluencyUnavailable:
+        return None
+    return fmean(bool(is_not_fluent(read(answer))) for answer in answers) if answers else None
 
 
 def _answer(summary) -> str:

@@ -5,12 +5,13 @@ For each (track, metric signature, data) on the board, every null rule (``data.b
 entries list, read from the data the entries ran on (their logged dataset identity: the demo set,
 a local file with the logged SHA-256, or the hub only when they ran on the hub). Each answer is
 sent in the format the setting's prompt asks for, extracted with the signature's extraction rule,
-scored with its backbones and read by both story guards, so a reference row is what that rule
+scored with its backbones and read by the three guards, so a reference row is what that rule
 would have scored as an entry. Reference rows are never ranked.
 
 Each entry gets (the rules: ``analysis.floor``):
-* ``copied`` and ``reused``: its shares of answers over the copy and story-reuse guards (from the
-  submission's claims; None for files from before a claim existed);
+* ``copied``, ``reused`` and ``not_fluent``: its shares of answers over the copy, story-reuse and
+  fluency guards (from the submission's claims, which ``verify`` recomputes from the logs; None for
+  files from before a claim existed, or built where the fluency check could not run);
 * ``floor_atavg`` and ``floor_rule``: the best AtAvg of a null rule the guards do not flag, on the
   entry's own samples, and ``vs_floor``: above it or ``NOT_ABOVE``;
 * ``unranked`` on a ranked track: why it is shown but not ranked (a share over the entry limit or
@@ -39,6 +40,7 @@ from ....errors import NarrativeInfillError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import PAPER_PROMPT_VARIANT, SETTINGS
 from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
+from ..fluency import FLUENCY_THRESHOLD, is_not_fluent
 from .build import ATAVG_COLUMN
 from .protocol import RANKED_TRACKS
 from .ranking import interval
@@ -54,15 +56,19 @@ COPY_NOTE = (
     f"Reference rows (baseline/<rule>: every null rule, {', '.join(NULL_RULES)}) answer the entries' own "
     f"instances; never ranked. copied%: answers whose context_copy (share of their words in runs of 3+ "
     f"copied from the story) is above {CONTEXT_COPY_THRESHOLD:g}; reused%: answers whose story_reuse "
-    f"(share of their content words found in the story, in any order) is above {STORY_REUSE_THRESHOLD:g}. "
-    f"floor: the best AtAvg of a null rule neither guard flags (more than {COPIED_SHARE_LIMIT:.0%} of "
-    "its answers) on the entry's own instances. On a ranked track an entry over either limit, with a "
-    "share unknown, or not above the floor is shown but not ranked, with the reason. AtAvg alone can be "
-    "won by the story's own words; QAvg (the judge) is the headline that reads fluency."
+    f"(share of their content words found in the story, in any order) is above {STORY_REUSE_THRESHOLD:g}; "
+    f"not fluent%: answers whose order_gain (nats a word their own order saves the packaged SmolLM2 "
+    f"over a shuffle of the same words) is below {FLUENCY_THRESHOLD:g}. "
+    f"floor: the best AtAvg of a null rule no guard flags (more than {COPIED_SHARE_LIMIT:.0%} of "
+    "its answers) on the entry's own instances. On a ranked track an entry over any limit, with a "
+    "share unknown (fluency unread where its model is missing), or not above the floor is shown but not "
+    "ranked, with the reason. AtAvg alone can be won by the story's own words in any order: the guards, "
+    "and QAvg (the judge), read what it cannot."
 )
 _EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
-#: A null rule's answer to one instance: (AtAvg, copied, story reuse).
-Answered = tuple[float, bool, bool]
+#: A null rule's answer to one instance: (AtAvg, copied, story reuse, not fluent: None where the
+#: fluency check cannot run here).
+Answered = tuple[float, bool, bool, bool | None]
 __all__ = ["ABOVE", "COPY_NOTE", "FLOOR_RULE", "NOT_ABOVE", "REFERENCE_RULES", "reference_rows"]
 
 
@@ -100,11 +106,12 @@ def _sent(setting: str, variant: str, answer: str) -> str:
 
 def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tuple[str, str], Answered]]:
     """Per rule, its answer to each (setting, sample id) the documents list: (AtAvg, copied, story
-    reuse), the guards reading the extracted answer as the metrics scorer does."""
+    reuse, not fluent), the guards reading the extracted answer as the metrics scorer does."""
     from ....extraction import extract_with
     from ....scorers.metrics.copying import context_copy
     from ....scorers.metrics.pairs import score_pairs
     from ....scorers.metrics.reuse import story_reuse
+    from ..fluency import fluency_or_none
     from .rescore import logged_backbones
 
     instances = entry_instances(documents[0])
@@ -118,6 +125,7 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
             f"{len(missing)} sample ids not in the entries' data (first: {missing[0][1]})"
         )
     pairs, guards = [], []
+    read_fluency = fluency_or_none()
     for rule in REFERENCE_RULES:
         for setting, sample_id in keys:
             instance = instances[sample_id]
@@ -129,6 +137,7 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
                 (
                     bool(is_copied(context_copy(extracted, instance.problem))),
                     bool(is_story_reuse(story_reuse(extracted, instance.problem))),
+                    bool(is_not_fluent(read_fluency(extracted))) if read_fluency else None,
                 )
             )
     results = score_pairs([a for a, _ in pairs], [g for _, g in pairs], logged_backbones(signature))
@@ -136,17 +145,19 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
     return {rule: {key: next(answered) for key in keys} for rule in REFERENCE_RULES}
 
 
-def _shares(answered: dict[tuple[str, str], Answered]) -> tuple[float, float]:
-    """(copied share, story-reuse share) of a rule's answers."""
+def _shares(answered: dict[tuple[str, str], Answered]) -> tuple[float, float, float | None]:
+    """(copied, story-reuse, not-fluent share) of a rule's answers (the last None where unknown)."""
+    flags = [flag for *_, flag in answered.values()]
     return (
-        float(np.mean([copied for _, copied, _ in answered.values()])),
-        float(np.mean([reused for _, _, reused in answered.values()])),
+        float(np.mean([copied for _, copied, _, _ in answered.values()])),
+        float(np.mean([reused for _, _, reused, _ in answered.values()])),
+        None if None in flags else sum(map(bool, flags)) / len(flags),
     )
 
 
 def _reference_row(rule: str, track: str, signature: str, answered: dict) -> dict[str, Any]:
     """A baseline's row: never ranked, its AtAvg with the interval the entries get and its guard shares."""
-    scores = {key: atavg for key, (atavg, _, _) in answered.items()}
+    scores = {key: atavg for key, (atavg, *_) in answered.items()}
     settings = sorted({s for s, _ in scores}, key=lambda s: SETTINGS.index(s) if s in SETTINGS else 99)
     return {
         "file": None,
@@ -165,6 +176,7 @@ def _reference_row(rule: str, track: str, signature: str, answered: dict) -> dic
         "atavg": interval({key: [value] for key, value in scores.items()}) if scores else None,
         "copied": _shares(answered)[0] if answered else None,
         "reused": _shares(answered)[1] if answered else None,
+        "not_fluent": _shares(answered)[2] if answered else None,
         "vs_floor": (guard_reason(*_shares(answered)) or IN_FLOOR) if answered else None,
         "settings": {
             s: {"atavg": float(np.mean([v for (t, _), v in scores.items() if t == s])), "qavg": None}
@@ -187,7 +199,7 @@ def _floor(own: list[tuple[str, str]], scores: dict[str, dict[tuple[str, str], A
     figures = {}
     for rule, answered in scores.items():
         mine = {key: answered[key] for key in own}
-        figures[rule] = (float(np.mean([atavg for atavg, _, _ in mine.values()])), *_shares(mine))
+        figures[rule] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *_shares(mine))
     return floor_of(figures)
 
 
@@ -195,8 +207,9 @@ def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Ans
     """The entry's guard shares, where it stands against the floor, and on a ranked track why it is
     not ranked (the first rule it fails)."""
     row["copied"], row["reused"] = _claimed_share(document, "copied"), _claimed_share(document, "reused")
+    row["not_fluent"] = _claimed_share(document, "not_fluent")
     unverified = row["badge"].startswith(NOT_VERIFIED)
-    reason = UNVERIFIED_RULE if unverified else guard_reason(row["copied"], row["reused"])
+    reason = UNVERIFIED_RULE if unverified else guard_reason(row["copied"], row["reused"], row["not_fluent"])
     own = [(s, str(r[0]), r[ATAVG_COLUMN]) for s, rows in document["samples"].items() for r in rows]
     own = [(s, i, value) for s, i, value in own if value is not None]
     if scores is None:

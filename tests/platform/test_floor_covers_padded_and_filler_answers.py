@@ -1,11 +1,12 @@
 """Gaps found by the attack pass on issue 45: under the default extraction every null rule the guards
 let through extracted to nothing, so the floor was 0 and any unflagged trivial answer was "above the
-floor" (closed by the ``generic-sentence`` null rule; the padding gap is open, a strict xfail).
+floor" (closed by the ``generic-sentence`` null rule), and that the padding gap stays closed.
 Measured at L2 on the 30 shared problems (MiniLM): a fixed gold-independent sentence ("He felt happy
 and decided to go home. It was a great day with friends.") scores AtAvg 0.207, above five of the 20
 real models (0.127-0.200 there); 60% of the story's content words scrambled with twelve
-generic words scores 0.287 and is flagged on 13% of the instances (the overlap coefficient's smaller
-set is then the answer's, diluted by the padding)."""
+generic words scores 0.287 and was flagged on 13% of the instances (the overlap coefficient's smaller
+set is then the answer's, diluted by the padding): the fluency check (``analysis.fluency``) closes
+that gap."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 from narrative_infill.copy_guards import is_copied, is_story_reuse
 from narrative_infill.data.baselines import PROBLEM_RULES, context_answer
+from narrative_infill.platform.analysis.fluency import fluency_reader, is_not_fluent
 from narrative_infill.extraction import extract_with
 from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse
@@ -50,12 +52,18 @@ def _story_thinned_and_padded(problem: str) -> str:
     return " ".join(words + GENERIC)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="open: the story-reuse guard's overlap coefficient is diluted by padding"
-)
+@pytest.mark.heavy  # reads with the packaged SmolLM2 (llama-cpp-python)
+@pytest.mark.slow  # 60 readings: seconds on a free core, minutes on a shared one
 def test_part_of_the_story_padded_with_generic_words_is_flagged():
+    """Failed before (13% flagged: padding dilutes the overlap coefficient); the fluency check
+    reads the padded salad as words in no sentence's order, however it is padded."""
     problems = _problems()
-    flagged = [is_story_reuse(story_reuse(_story_thinned_and_padded(p), p)) for p in problems]
+    read = fluency_reader()
+    flagged = [
+        is_story_reuse(story_reuse(answer, p)) or is_not_fluent(read(answer))
+        for p in problems
+        for answer in [_story_thinned_and_padded(p)]
+    ]
     assert sum(flagged) / len(flagged) > 0.75
 
 

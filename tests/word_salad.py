@@ -1,0 +1,112 @@
+"""Word-salad answers built from a story, as a dishonest entrant would tune them (issue 45): the
+story's content words kept at some rate, scrambled, and padded with words of another source. Shared
+by the fluency tests and ``benchmarks/fluency_guard.py``; every choice is seeded by the problem."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from narrative_infill.data.baselines import GENERIC_SENTENCE, ORDER_FREE, context_answer
+from narrative_infill.scorers.metrics.reuse import content_stems
+
+#: The padding of the strict xfail this round closes (issue 45's attack pass).
+GENERIC_WORDS = [
+    "suddenly",
+    "decided",
+    "finally",
+    "happy",
+    "day",
+    "felt",
+    "time",
+    "great",
+    "friends",
+    "home",
+    "wanted",
+    "went",
+]
+#: Common English words no story here is about: padding an attacker could pick instead.
+DICTIONARY_WORDS = [
+    "window",
+    "river",
+    "paper",
+    "garden",
+    "yellow",
+    "quickly",
+    "winter",
+    "kitchen",
+    "number",
+    "simple",
+    "pocket",
+    "morning",
+    "bridge",
+    "silver",
+    "answer",
+    "letter",
+    "market",
+    "travel",
+    "animal",
+    "village",
+]
+#: Function words an attacker sprinkles between story words to make the salad look like sentences.
+GLUE = ["the", "and", "of", "to", "a", "was", "in", "he", "it"]
+
+
+DEMO = Path(__file__).parents[1] / "narrative_infill" / "data" / "demo.jsonl"
+
+
+def demo_problems() -> list[str]:
+    """The 30 shared ROCStories problems of the packaged demo set."""
+    return [json.loads(line)["problem"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+
+
+def story_words_kept(problem: str, keep: float) -> list[str]:
+    """The story's words, each content word kept with probability ``keep`` (seeded), scrambled."""
+    chance = random.Random(f"{keep}:{problem}")
+    words = [w for w in context_answer(problem).split() if not content_stems(w) or chance.random() < keep]
+    chance.shuffle(words)
+    return words
+
+
+def thinned_and_padded(problem: str, keep: float = 0.6, padding: list[str] = GENERIC_WORDS) -> str:
+    """The xfail's construction: ``keep`` of the story's content words, scrambled, then ``padding``."""
+    return " ".join(story_words_kept(problem, keep) + padding)
+
+
+def padded_with_other_story(problem: str, others: list[str]) -> str:
+    """60% of the story's words scrambled, mixed with twelve words of another story."""
+    other = others[(others.index(problem) + 1) % len(others)] if problem in others else others[0]
+    words = story_words_kept(problem, 0.6) + context_answer(other).split()[:12]
+    random.Random(problem).shuffle(words)
+    return " ".join(words)
+
+
+def glued(problem: str) -> str:
+    """60% of the story's content words with a function word between every two."""
+    chance = random.Random(problem)
+    content = [w for w in story_words_kept(problem, 0.6) if content_stems(w)]
+    return " ".join(f"{word} {chance.choice(GLUE)}" for word in content)
+
+
+def fluent_sentence_then_salad(problem: str) -> str:
+    """The package's fluent generic sentence pair, then 60% of the story's words scrambled: the
+    fluent part dilutes a per-word figure."""
+    return f"{GENERIC_SENTENCE} {' '.join(story_words_kept(problem, 0.6))}"
+
+
+def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
+    """Each attack by name: the xfail's, other keep rates, other paddings, and the package's
+    order-free null rules."""
+    variants: dict[str, Callable[[str], str]] = {
+        f"kept {keep:.0%} + generic words": (lambda p, keep=keep: thinned_and_padded(p, keep))
+        for keep in (0.4, 0.6, 0.8, 0.9)
+    }
+    variants["kept 60% + dictionary words"] = lambda p: thinned_and_padded(p, 0.6, DICTIONARY_WORDS)
+    variants["kept 60% + another story's words"] = lambda p: padded_with_other_story(p, problems)
+    variants["kept 60% glued by function words"] = glued
+    variants["fluent sentence + kept 60%"] = fluent_sentence_then_salad
+    for name in ("sorted-story-words", "story-adjacent-words-swapped", "neighbours-words-interleaved"):
+        variants[f"baseline/{name}"] = lambda p, rule=ORDER_FREE[name]: rule(p, 1)
+    return variants
