@@ -161,6 +161,30 @@ def _labelled_without_prefix(score: Any) -> Any:
     return score.model_copy(update={"metrics": metrics})
 
 
+#: Scores Inspect puts in one row of its table, and the widest row that shows its names whole: the
+#: width Inspect's plain display prints at where no terminal width is known.
+_SCORES_PER_ROW = 4
+_TABLE_COLUMNS = 80
+#: What a score's column takes besides its longest label: a space, a value (``0.123``), the padding.
+_VALUE_AND_PADDING = 1 + 5 + 2
+
+
+def _rows_that_fit(scores: list[Any]) -> list[list[Any]]:
+    """``scores`` in groups of at most four whose columns fit ``_TABLE_COLUMNS`` together (Inspect
+    fills rows of four whatever their names, so long score names such as the judge's
+    ``bidirectional_coherence`` were cut to fit)."""
+    rows: list[list[Any]] = []
+    width = 0
+    for score in scores:
+        column = max([len(score.name), *map(len, score.metrics)]) + _VALUE_AND_PADDING
+        if not rows or len(rows[-1]) == _SCORES_PER_ROW or width + column > _TABLE_COLUMNS:
+            rows.append([])
+            width = 0
+        rows[-1].append(score)
+        width += column
+    return rows
+
+
 def show_metric_names_whole() -> None:
     """Label this package's metrics in Inspect's end-of-run score table without the package prefix.
 
@@ -169,7 +193,8 @@ def show_metric_names_whole() -> None:
     ``narrative_infill/breakdowns_rocstories`` was cut to ``narrative_infill/breakdo…``. No public
     idiom names a package's metric without it (``@metric(name=...)`` is namespaced as well, and the
     key must stay the registered name, which ``inspect score`` resolves from a log's header), so the
-    table's function is wrapped to show the keys without it; the log keeps its keys. Called by the
+    table's function is wrapped to show the keys without it, in rows no wider than 80 columns (four
+    long score names to a row were cut too); the log keeps its keys. Called by the
     scorers when they are made (so only where this package scores); calling it again does nothing."""
     from inspect_ai._display.core import results
 
@@ -178,7 +203,8 @@ def show_metric_names_whole() -> None:
     table = results.task_scores
 
     def task_scores(scores: list[Any], pad_edge: bool = False) -> Any:
-        return table([_labelled_without_prefix(score) for score in scores], pad_edge)
+        labelled = [_labelled_without_prefix(score) for score in scores]
+        return [row for group in _rows_that_fit(labelled) for row in table(group, pad_edge)]
 
     task_scores.shows_names_whole = True  # type: ignore[attr-defined]
     results.task_scores = task_scores

@@ -71,6 +71,11 @@ def cut_names(table: str, log) -> list[str]:
     )
 
 
+def cut_score_names(table: str, log) -> list[str]:
+    """The names of ``log``'s scores that ``table`` does not show whole."""
+    return [s.name for s in log.results.scores if not re.search(rf"(?m)(?:^|\s){s.name}(?=\s|$)", table)]
+
+
 def test_every_metric_name_is_whole_in_the_terminal_table(demo_log):
     """Issue 46's done-when: the demo output shows every metric name whole (Inspect's table at 80
     columns, as ``--display plain`` prints it where no terminal width is known)."""
@@ -78,6 +83,13 @@ def test_every_metric_name_is_whole_in_the_terminal_table(demo_log):
     keys = [key for score in demo_log.results.scores for key in score.metrics]
     assert "narrative_infill/breakdowns_rocstories" in keys  # the log keeps its keys: readers see no change
     assert cut_names(table, demo_log) == [], table
+
+
+def test_every_score_name_is_whole_in_the_terminal_table(demo_log):
+    """The scores' own names head their columns: four to a row, the judge's dimensions
+    (``bidirectional_coherence``, ``narrative_consistency``) were cut at 80 columns."""
+    table = _terminal_table(demo_log)
+    assert cut_score_names(table, demo_log) == [], table
 
 
 def test_the_readme_demo_output_shows_every_metric_name_whole(demo_log):
@@ -89,3 +101,4 @@ def test_the_readme_demo_output_shows_every_metric_name_whole(demo_log):
     )
     assert block, "README.md has no demo-output block"
     assert cut_names(block.group(1), demo_log) == [], block.group(1)
+    assert cut_score_names(block.group(1), demo_log) == [], block.group(1)
