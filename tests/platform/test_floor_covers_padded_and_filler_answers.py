@@ -10,46 +10,15 @@ that gap."""
 
 from __future__ import annotations
 
-import json
-import random
-from pathlib import Path
-
 import pytest
+from word_salad import demo_problems, thinned_and_padded
 
 from narrative_infill.copy_guards import is_copied, is_story_reuse
-from narrative_infill.data.baselines import PROBLEM_RULES, context_answer
-from narrative_infill.platform.analysis.fluency import fluency_reader, is_not_fluent
+from narrative_infill.data.baselines import PROBLEM_RULES
 from narrative_infill.extraction import extract_with
+from narrative_infill.platform.analysis.fluency import fluency_reader, is_not_fluent
 from narrative_infill.scorers.metrics.copying import context_copy
-from narrative_infill.scorers.metrics.reuse import content_stems, story_reuse
-
-DEMO = Path(__file__).parents[2] / "narrative_infill" / "data" / "demo.jsonl"
-GENERIC = [
-    "suddenly",
-    "decided",
-    "finally",
-    "happy",
-    "day",
-    "felt",
-    "time",
-    "great",
-    "friends",
-    "home",
-    "wanted",
-    "went",
-]
-
-
-def _problems() -> list[str]:
-    return [json.loads(line)["problem"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
-
-
-def _story_thinned_and_padded(problem: str) -> str:
-    """Each content word of the story kept with probability 0.6 (seeded), all scrambled, plus GENERIC."""
-    chance = random.Random(problem)
-    words = [w for w in context_answer(problem).split() if not content_stems(w) or chance.random() < 0.6]
-    chance.shuffle(words)
-    return " ".join(words + GENERIC)
+from narrative_infill.scorers.metrics.reuse import story_reuse
 
 
 @pytest.mark.heavy  # reads with the packaged SmolLM2 (llama-cpp-python)
@@ -57,12 +26,12 @@ def _story_thinned_and_padded(problem: str) -> str:
 def test_part_of_the_story_padded_with_generic_words_is_flagged():
     """Failed before (13% flagged: padding dilutes the overlap coefficient); the fluency check
     reads the padded salad as words in no sentence's order, however it is padded."""
-    problems = _problems()
+    problems = demo_problems()
     read = fluency_reader()
     flagged = [
         is_story_reuse(story_reuse(answer, p)) or is_not_fluent(read(answer))
         for p in problems
-        for answer in [_story_thinned_and_padded(p)]
+        for answer in [thinned_and_padded(p)]
     ]
     assert sum(flagged) / len(flagged) > 0.75
 
@@ -70,7 +39,7 @@ def test_part_of_the_story_padded_with_generic_words_is_flagged():
 def test_the_floor_under_the_default_extraction_has_an_answer_to_read():
     """Some null rule that neither guard flags answers every demo instance through ``ours``: else
     the floor is 0 and a fixed generic sentence (AtAvg 0.207 at L2) is 'above the floor'."""
-    for problem in _problems():
+    for problem in demo_problems():
         kept = []
         for rule in PROBLEM_RULES.values():
             answer = extract_with("ours", f"<ANSWER>{rule(problem, 1)}</ANSWER>", problem).text
