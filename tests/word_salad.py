@@ -104,6 +104,20 @@ def glued_into_seven(problem: str, joiner: str) -> str:
     return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
 
 
+#: Sixty words of fluent text of no story's (the attack pass's): as many words as the fluency check reads.
+FLUENT_PARAGRAPH = (
+    "It was a quiet morning in the small town where everyone knew each other. She had been waiting for "
+    "this moment for a long time and could not stop smiling. Her friends came over to help, and together "
+    "they worked until the sun went down. In the end it all turned out better than anyone expected, and "
+    "they were proud."
+)
+
+
+def fluent_paragraph_then_salad(problem: str) -> str:
+    """``FLUENT_PARAGRAPH``, then the xfail's construction: the salad after the words the check reads."""
+    return f"{FLUENT_PARAGRAPH} {thinned_and_padded(problem)}"
+
+
 def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
     """Each attack by name: the xfail's, other keep rates, other paddings, and the package's
     order-free null rules."""

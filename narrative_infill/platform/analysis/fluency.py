@@ -7,8 +7,8 @@ in the answer's order and in one shuffled order (seeded by the answer's SHA-256,
 the same on every machine and run). ``order_gain`` is the second reading's total negative
 log-likelihood minus the first's, per word, in nats: how much the answer's own word order helps a
 language model predict it. Only the first ``FLUENCY_MAX_WORDS`` words are read, each cut to
-``FLUENCY_MAX_LETTERS``: both readings then fit the model's context, so a hostile answer (one
-32,768-letter "word") costs no more than a long real one.
+``FLUENCY_MAX_LETTERS``, and each reading is cut at ``_CONTEXT_TOKENS`` tokens, so a hostile answer
+(one 32,768-letter "word", sixty words of emoji) costs at most a few long real ones.
 
 Why this and not the answer's own likelihood: a real answer's names, rare nouns and numbers make
 its per-token likelihood low however fluent it is, while a salad of common words reads likely. Both
@@ -65,7 +65,11 @@ FLUENCY_MAX_WORDS = 60
 #: Longest word read: 60 words of 20 letters fit the context below whole unless their letters are
 #: rare multi-byte ones (then each reading is cut at the context: a bound, never an error).
 FLUENCY_MAX_LETTERS = 20
-_CONTEXT_TOKENS = 1024
+#: Most tokens a reading evaluates: over three times the longest real reading measured (76 tokens, a
+#: seeded 2,000 of the authors' outputs), while sixty words of rare multi-byte letters (emoji,
+#: combining marks) fill any context: at 1,024 each such answer cost a 1,024 x 49,152 logits matrix
+#: (about 1 GB at its peak) and thirteen times a real answer's passes (attack pass on issue 45).
+_CONTEXT_TOKENS = 256
 #: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
 MEASURE_VERSION = "order_gain/2"
 #: Where the gains are remembered across processes (default: the user's cache folder);
