@@ -96,6 +96,28 @@ def fluent_sentence_then_salad(problem: str) -> str:
     return f"{GENERIC_SENTENCE} {' '.join(story_words_kept(problem, 0.6))}"
 
 
+def glued_into_seven(problem: str, joiner: str) -> str:
+    """The xfail's construction glued by ``joiner`` into seven white-space "words": under the fluency
+    check's fewest words when read by white space, while the metrics' tokenizers split it back."""
+    words = thinned_and_padded(problem).split()
+    size = -(-len(words) // 7)
+    return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
+
+
+#: Sixty words of fluent text of no story's (the attack pass's): as many words as the fluency check reads.
+FLUENT_PARAGRAPH = (
+    "It was a quiet morning in the small town where everyone knew each other. She had been waiting for "
+    "this moment for a long time and could not stop smiling. Her friends came over to help, and together "
+    "they worked until the sun went down. In the end it all turned out better than anyone expected, and "
+    "they were proud."
+)
+
+
+def fluent_paragraph_then_salad(problem: str) -> str:
+    """``FLUENT_PARAGRAPH``, then the xfail's construction: the salad after the words the check reads."""
+    return f"{FLUENT_PARAGRAPH} {thinned_and_padded(problem)}"
+
+
 def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
     """Each attack by name: the xfail's, other keep rates, other paddings, and the package's
     order-free null rules."""
@@ -107,6 +129,10 @@ def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
     variants["kept 60% + another story's words"] = lambda p: padded_with_other_story(p, problems)
     variants["kept 60% glued by function words"] = glued
     variants["fluent sentence + kept 60%"] = fluent_sentence_then_salad
+    for joiner, name in (("-", "hyphens"), (",", "commas"), ("\u200b", "zero-width spaces")):
+        variants[f"kept 60% + generic words, glued into seven by {name}"] = lambda p, joiner=joiner: (
+            glued_into_seven(p, joiner)
+        )
     for name in ("sorted-story-words", "story-adjacent-words-swapped", "neighbours-words-interleaved"):
         variants[f"baseline/{name}"] = lambda p, rule=ORDER_FREE[name]: rule(p, 1)
     return variants

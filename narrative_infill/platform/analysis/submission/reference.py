@@ -40,7 +40,7 @@ from ....errors import NarrativeInfillError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import PAPER_PROMPT_VARIANT, SETTINGS
 from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
-from ..fluency import FLUENCY_THRESHOLD, is_not_fluent
+from ..fluency import FLUENCY_THRESHOLD, fluency_or_none, is_not_fluent
 from .build import ATAVG_COLUMN
 from .protocol import RANKED_TRACKS
 from .ranking import interval
@@ -111,7 +111,6 @@ def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tu
     from ....scorers.metrics.copying import context_copy
     from ....scorers.metrics.pairs import score_pairs
     from ....scorers.metrics.reuse import story_reuse
-    from ..fluency import fluency_or_none
     from .rescore import logged_backbones
 
     instances = entry_instances(documents[0])
@@ -207,7 +206,9 @@ def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Ans
     """The entry's guard shares, where it stands against the floor, and on a ranked track why it is
     not ranked (the first rule it fails)."""
     row["copied"], row["reused"] = _claimed_share(document, "copied"), _claimed_share(document, "reused")
-    row["not_fluent"] = _claimed_share(document, "not_fluent")
+    # the share is read where the check runs: where the board's machine cannot, it is unknown here
+    # (a claimed share would rank an entry on a reading the board could not check)
+    row["not_fluent"] = _claimed_share(document, "not_fluent") if fluency_or_none() else None
     unverified = row["badge"].startswith(NOT_VERIFIED)
     reason = UNVERIFIED_RULE if unverified else guard_reason(row["copied"], row["reused"], row["not_fluent"])
     own = [(s, str(r[0]), r[ATAVG_COLUMN]) for s, rows in document["samples"].items() for r in rows]

@@ -232,9 +232,11 @@ def _check_logs(
     ]
     for run in runs:
         if run.setting in document["settings"]:
-            result.failures += _differences(
-                document["settings"][run.setting], claims[run.setting], f"settings.{run.setting}"
+            where = f"settings.{run.setting}"
+            claims[run.setting] = _fluency_read_on_one_side(
+                document["settings"][run.setting], claims[run.setting], where, result
             )
+            result.failures += _differences(document["settings"][run.setting], claims[run.setting], where)
             if not _close_rows(submission_rows(run.samples), document["samples"].get(run.setting, [])):
                 result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
     if samples_digest({r.setting: r.samples for r in runs}) != document["provenance"]["samples_digest"]:
@@ -253,6 +255,29 @@ def _check_logs(
     result.failures += recheck.failures
     result.unchecked += recheck.unchecked
     result.cannot_rescore = recheck.cannot_rescore
+
+
+def _fluency_read_on_one_side(claimed: dict, actual: dict, where: str, result: Verification) -> dict:
+    """``actual`` (the claims recomputed here) with the not-fluent share taken as claimed where only
+    one of the two machines could run the fluency check (it is an extra), said in ``result``: an
+    honest claim is not false because a machine lacks the packaged model. Unchecked here, the entry
+    is not verified; claimed unknown, the board does not rank it (``analysis.floor``)."""
+    from ..fluency import fluency_or_none
+
+    stated, recomputed = claimed["rates"].get("not_fluent"), actual["rates"]["not_fluent"]
+    if recomputed is None and stated is not None and fluency_or_none() is None:
+        result.unchecked.append(
+            f"{where}.rates.not_fluent: the fluency check cannot run here (pip install "
+            f"'narrative-infill[local]'), the claimed {stated!r} is not recomputed"
+        )
+    elif stated is None and recomputed is not None:
+        result.warnings.append(
+            f"{where}.rates.not_fluent: claimed unknown (submitted where the fluency check could not "
+            f"run), {recomputed:.1%} here: the entry is not ranked until submitted where it runs"
+        )
+    else:
+        return actual
+    return actual | {"rates": actual["rates"] | {"not_fluent": stated}}
 
 
 def _close_rows(a: list, b: list) -> bool:
