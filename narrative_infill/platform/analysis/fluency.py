@@ -221,14 +221,16 @@ def _cache_path() -> Path | None:
 
 
 def _identity() -> str:
-    """What a gain depends on besides the answer: the measure, the model file, the runtime."""
+    """What a gain depends on besides the answer: the measure and its reading's bounds, the model
+    file, the runtime (a bound changed without a new ``MEASURE_VERSION`` must not serve old gains)."""
     import llama_cpp
 
     digest = hashlib.sha256()
     with open(_model_path(), "rb") as model_file:
         for block in iter(lambda: model_file.read(1 << 20), b""):
             digest.update(block)
-    return f"{MEASURE_VERSION}|{digest.hexdigest()}|llama-cpp-python {llama_cpp.__version__}"
+    bounds = (FLUENCY_MIN_WORDS, FLUENCY_MAX_WORDS, FLUENCY_MAX_LETTERS, _CONTEXT_TOKENS)
+    return f"{MEASURE_VERSION}|{bounds}|{digest.hexdigest()}|llama-cpp-python {llama_cpp.__version__}"
 
 
 #: Answers whose gain a process remembers: ``submit`` reads every answer twice (its claims, then
