@@ -22,6 +22,9 @@ from narrative_infill.tasks.infill import l2
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
+#: The demo eval scores with MiniLM (torch): the Python matrix, without heavy extras, leaves it out.
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def demo_log(tmp_path_factory):
