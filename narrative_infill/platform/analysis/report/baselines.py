@@ -73,13 +73,11 @@ def _not_fluent(answers: pd.Series) -> pd.Series:
     """1.0 where an answer is not fluent (``fluency.is_not_fluent``), 0.0 where it is, NaN where
     it was not scored or the check cannot run here (no llama-cpp-python or packaged model). Each
     distinct answer is read once."""
-    from ..fluency import FluencyUnavailable, fluency_reader
+    from ..fluency import fluency_or_none
 
-    unknown = pd.Series(float("nan"), index=answers.index)
-    try:
-        read = fluency_reader()
-    except FluencyUnavailable:
-        return unknown
+    read = fluency_or_none()
+    if read is None:
+        return pd.Series(float("nan"), index=answers.index)
     flags = {answer: float(bool(is_not_fluent(read(answer)))) for answer in answers.dropna().unique()}
     return answers.map(flags).astype(float)
 

@@ -148,13 +148,12 @@ def submission_rows(samples: list) -> list[list]:
 def _not_fluent_share(answers: list[str]) -> float | None:
     """The share of ``answers`` the fluency check (``analysis.fluency``) reads as not fluent; None
     where it cannot run here (its model is an extra), which leaves a ranked entry unranked."""
-    from ..fluency import FluencyUnavailable, fluency_reader
+    from ..fluency import fluency_or_none
 
-    try:
-        read = fluency_reader()
-    except FluencyUnavailable:
+    read = fluency_or_none()
+    if read is None or not answers:
         return None
-    return fmean(bool(is_not_fluent(read(answer))) for answer in answers) if answers else None
+    return fmean(bool(is_not_fluent(read(answer))) for answer in answers)
 
 
 def _answer(summary) -> str:
