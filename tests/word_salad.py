@@ -57,9 +57,14 @@ GLUE = ["the", "and", "of", "to", "a", "was", "in", "he", "it"]
 DEMO = Path(__file__).parents[1] / "narrative_infill" / "data" / "demo.jsonl"
 
 
+def demo_rows() -> list[dict]:
+    """The packaged demo set's rows: the 30 shared ROCStories problems with their golds."""
+    return [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+
+
 def demo_problems() -> list[str]:
     """The 30 shared ROCStories problems of the packaged demo set."""
-    return [json.loads(line)["problem"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    return [row["problem"] for row in demo_rows()]
 
 
 def story_words_kept(problem: str, keep: float) -> list[str]:
@@ -104,7 +109,8 @@ def glued_into_seven(problem: str, joiner: str) -> str:
     return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
 
 
-#: Sixty words of fluent text of no story's (the attack pass's): as many words as the fluency check reads.
+#: Sixty words of fluent text of no story's (the attack pass's): as many words as the fluency check
+#: read before it read windows.
 FLUENT_PARAGRAPH = (
     "It was a quiet morning in the small town where everyone knew each other. She had been waiting for "
     "this moment for a long time and could not stop smiling. Her friends came over to help, and together "
@@ -113,9 +119,45 @@ FLUENT_PARAGRAPH = (
 )
 
 
+#: More fluent text of no story's, for padding as long as the fluency check reads (each sentence
+#: distinct: the extraction reads a sentence repeated four times as a decoding loop).
+FLUENT_PADDING = (
+    FLUENT_PARAGRAPH,
+    "The weather had been warm for most of the week, so the park was full of families. Children ran "
+    "between the trees while their parents sat on benches and talked about work and school. A man sold "
+    "cold drinks from a small cart near the gate, and by noon he had almost nothing left to sell.",
+    "Later that afternoon a light rain began to fall, and most people hurried back to their cars. A few "
+    "of them stayed under the old bridge and waited for the clouds to pass. When the sun came out again, "
+    "the grass was shining and the air smelled fresh and clean, like the start of something new.",
+    "At dinner everyone shared what they had done during the day and laughed about the small mistakes. "
+    "Nobody was in a hurry to leave the table. After the dishes were washed, they walked slowly around "
+    "the block, talking about plans for the summer and the trips they still hoped to take one day.",
+    "By the time they got home it was late, and the streets were quiet again. The lights in the windows "
+    "went out one by one. Before falling asleep, she wrote a few lines in her notebook, as she did every "
+    "night, so that she would remember how good an ordinary day could feel.",
+)
+
+
 def fluent_paragraph_then_salad(problem: str) -> str:
-    """``FLUENT_PARAGRAPH``, then the xfail's construction: the salad after the words the check reads."""
+    """``FLUENT_PARAGRAPH``, then the xfail's construction: the salad after the words the check read
+    before it read windows (an answer's first 60)."""
     return f"{FLUENT_PARAGRAPH} {thinned_and_padded(problem)}"
+
+
+def salad_between_sentences(problem: str, words_between: int) -> str:
+    """The xfail's salad cut into pieces of ``words_between`` words, one after each fluent sentence of
+    ``FLUENT_PADDING``: spread so that no part of the answer is salad alone."""
+    from narrative_infill.scorers.answer import sentences
+
+    salad = thinned_and_padded(problem).split()
+    fluent = [sentence for paragraph in FLUENT_PADDING for sentence in sentences(paragraph)]
+    pieces = [salad[start : start + words_between] for start in range(0, len(salad), words_between)]
+    return " ".join(f"{sentence} {' '.join(piece)}" for sentence, piece in zip(fluent, pieces))
+
+
+def salad_after_padding(problem: str) -> str:
+    """The xfail's salad after all of ``FLUENT_PADDING``: past the most words the fluency check reads."""
+    return f"{' '.join(FLUENT_PADDING)} {thinned_and_padded(problem)}"
 
 
 def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:

@@ -47,7 +47,7 @@ def test_a_corrupt_cache_file_is_skipped(tmp_path):
 
 @pytest.mark.heavy  # hashes the packaged SmolLM2 and imports llama-cpp-python
 @pytest.mark.parametrize(
-    "bound", ["FLUENCY_MIN_WORDS", "FLUENCY_MAX_WORDS", "FLUENCY_MAX_LETTERS", "_CONTEXT_TOKENS"]
+    "bound", ["FLUENCY_MIN_WORDS", "FLUENCY_MAX_WORDS", "FLUENCY_WINDOW_WORDS", "FLUENCY_MAX_LETTERS", "_CONTEXT_TOKENS"]
 )
 def test_a_changed_reading_bound_is_another_identity(bound, monkeypatch):
     """Found by the attack pass: the bounds were not in the key, so changing one without a new

@@ -11,10 +11,13 @@ import sys
 import pytest
 from helpers import SHARED, require_shared
 from word_salad import (
-    FLUENT_PARAGRAPH,
+    FLUENT_PADDING,
     demo_problems,
+    demo_rows,
     fluent_paragraph_then_salad,
     glued_into_seven,
+    salad_after_padding,
+    salad_between_sentences,
     salad_variants,
 )
 
@@ -23,14 +26,16 @@ from narrative_infill.data.baselines import GENERIC_SENTENCE
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import FLUENCY_UNAVAILABLE_RULE, guard_reason
 from narrative_infill.platform.analysis.fluency import (
+    _CONTEXT_TOKENS,
     FLUENCY_MAX_WORDS,
+    FLUENCY_WINDOW_WORDS,
     FluencyUnavailable,
     answer_words,
     fluency_or_none,
     fluency_reader,
     is_not_fluent,
     order_gain_with,
-    shuffled,
+    shuffled_order,
 )
 from narrative_infill.platform.local import server
 from narrative_infill.scorers.metrics.copying import folded_words
@@ -43,10 +48,28 @@ REAL_FLAGGED_AT_MOST = 0.03
 ATTACK_PROBLEMS = 10
 
 
-def test_the_shuffle_is_seeded_by_the_words_and_keeps_them():
+def test_the_shuffle_is_a_permutation_seeded_by_the_words():
     words = GENERIC_SENTENCE.split()
-    assert shuffled(words) == shuffled(list(words)) and sorted(shuffled(words)) == sorted(words)
-    assert shuffled(words) != words
+    order = shuffled_order(words)
+    assert order == shuffled_order(list(words)) and sorted(order) == list(range(len(words)))
+    assert order != sorted(order)
+    assert shuffled_order(words[::-1]) != order
+
+
+@pytest.mark.parametrize(
+    ("gains", "expected"),
+    [
+        ([5.0] * 60 + [0.0] * FLUENCY_WINDOW_WORDS, 0.0),  # a salad after fluent text: its own window
+        ([5.0] * 20 + [0.0] * 10 + [5.0] * 20, 5.0 * 20 / 30),  # spread: the worst window holds it all
+        ([4.0] * 10 + [1.0] * 10, 2.5),  # shorter than a window: the whole answer's mean
+    ],
+    ids=["salad after", "salad between", "short answer"],
+)
+def test_the_gain_is_the_worst_window_of_the_answer(monkeypatch, gains, expected):
+    import numpy as np
+
+    monkeypatch.setattr(fluency, "word_gains", lambda model, answer: np.array(gains))
+    assert order_gain_with(None, "any answer") == pytest.approx(expected)
 
 
 def test_a_short_answer_is_not_read():
@@ -111,43 +134,88 @@ class _CountingModel:
         return self.model.scores
 
 
+#: As many fluent words as the check reads: the longest reading a real answer can need.
+LONGEST_FLUENT = " ".join(" ".join(FLUENT_PADDING).split()[:FLUENCY_MAX_WORDS])
+
+
 @pytest.mark.heavy
 @pytest.mark.parametrize(
     "hostile",
-    [" ".join(["\U0001f600" * 25] * 60), " ".join(["\u0301" * 30] * 60), " ".join(["\x00\x01\x1b"] * 70)],
+    [
+        " ".join(["\U0001f600" * 25] * FLUENCY_MAX_WORDS),
+        " ".join(["\u0301" * 30] * FLUENCY_MAX_WORDS),
+        " ".join(["\x00\x01\x1b"] * FLUENCY_MAX_WORDS),
+    ],
     ids=["emoji words", "combining marks", "control characters"],
 )
-def test_a_hostile_answer_costs_no_more_than_a_few_real_ones(hostile):
-    """Sixty words of rare multi-byte letters evaluated 1,024 tokens a reading (the model's whole
-    context: a logits matrix of 1,024 x 49,152, about 1 GB at its peak and 100 s under load), where the
-    longest real answer of a seeded 2,000 of the authors' outputs reads in 76 (attack pass on issue 45)."""
+def test_a_hostile_answer_costs_no_more_than_the_longest_fluent_one(hostile):
+    """Words of rare multi-byte letters evaluated 1,024 tokens a reading (the model's whole context: a
+    logits matrix of 1,024 x 49,152, about 1 GB at its peak and 100 s under load), where the longest
+    real answer of a seeded 2,000 of the authors' outputs reads in 76 (attack pass on issue 45). Now
+    every reading stops at the context the model is loaded with, about what 240 fluent words take."""
     counting = _CountingModel(fluency._model())
-    order_gain_with(counting, FLUENT_PARAGRAPH)
-    real = max(counting.evaluated)
+    order_gain_with(counting, LONGEST_FLUENT)
+    fluent = max(counting.evaluated)
     counting.evaluated.clear()
-    order_gain_with(counting, hostile)
-    assert max(counting.evaluated) <= 4 * real, (counting.evaluated, real)
+    order_gain_with(counting, hostile)  # emoji words: fewer than FLUENCY_MIN_WORDS fit, none evaluated
+    assert max(counting.evaluated, default=0) <= min(_CONTEXT_TOKENS, 1.5 * fluent), (
+        counting.evaluated,
+        fluent,
+    )
 
 
-@pytest.mark.heavy
-@pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="open gap (attack pass on issue 45): a fluent majority dilutes order_gain, so a salad after "
-    "(or spread through) 60 fluent words of the entrant's own is not flagged; reading more windows does "
-    "not close it (the whole answer gains 3.4-3.8 nats a word, its last 60 words 2.4-3.1 on six L2 "
-    "problems). AtAvg of the paragraph alone 0.210, with this salad after it 0.259 (one answer in ten "
-    "flagged; first 10 shared L2 problems, MiniLM, ours): above the floor (generic-sentence 0.202)",
-)
-def test_a_salad_after_sixty_fluent_words_is_flagged():
-    problems = demo_problems()[:ATTACK_PROBLEMS]
+def _flagged_share(build, problems) -> float:
+    """The share of ``build``'s answers to ``problems`` that the fluency or story-reuse check flags."""
     read = fluency_reader()
-    answers = [(fluent_paragraph_then_salad(problem), problem) for problem in problems]
+    answers = [(build(problem), problem) for problem in problems]
     flagged = [
         bool(is_not_fluent(read(answer)) or is_story_reuse(story_reuse(answer, problem)))
         for answer, problem in answers
     ]
-    assert sum(flagged) / len(flagged) > 0.75, flagged
+    return sum(flagged) / len(flagged)
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+def test_a_salad_after_sixty_fluent_words_is_flagged():
+    """Was a strict xfail: one mean over the answer let 60 fluent words of the entrant's own dilute the
+    salad after them (AtAvg 0.26 at L2 on ten shared problems, one answer in ten flagged). A window of
+    ``FLUENCY_WINDOW_WORDS`` words lies inside the salad, so its gain is the salad's."""
+    assert _flagged_share(fluent_paragraph_then_salad, demo_problems()[:ATTACK_PROBLEMS]) > 0.75
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+@pytest.mark.parametrize("words_between", [2, 3, 4, 6, 10])
+def test_a_salad_spread_between_fluent_sentences_is_flagged(words_between):
+    """The salad cut into pieces, one after each fluent sentence, so that no window is salad alone:
+    a few words of salad among every dozen fluent ones already cost a window its order gain."""
+    problems = demo_problems()[:ATTACK_PROBLEMS]
+    assert _flagged_share(lambda problem: salad_between_sentences(problem, words_between), problems) > 0.75
+
+
+@pytest.mark.heavy
+@pytest.mark.slow
+def test_a_salad_past_the_words_read_is_not_read_and_scores_below_the_floor():
+    """The salad after ``FLUENCY_MAX_WORDS`` fluent words is not read, by design: that much padding
+    costs the metrics' precision more than the salad's recall wins back. On the 30 shared problems
+    (L2, the demo set's golds, MiniLM) it scores under the generic null rule, so it is not above the
+    floor: 0.185 against 0.207, the padding alone 0.167 (on the first ten alone all three sit
+    near 0.16-0.19: the floor is an entry's, over its instances)."""
+    from narrative_infill.extraction import extract_with
+    from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+
+    rows = demo_rows()
+    assert len(answer_words(" ".join(FLUENT_PADDING))) == FLUENCY_MAX_WORDS  # the salad is past them
+
+    def atavg(build) -> float:
+        sent = [f"<ANSWER>{build(row['problem'])}</ANSWER>" for row in rows]
+        answers = [extract_with("ours", text, row["problem"]).text for text, row in zip(sent, rows)]
+        backbones = resolve_backbones("minilm", None, None, None)
+        scores = score_pairs(answers, [row["gold_answer"] for row in rows], backbones)
+        return sum(score.values["atavg"] for score in scores) / len(scores)
+
+    assert atavg(salad_after_padding) < atavg(lambda problem: GENERIC_SENTENCE)
 
 
 @pytest.mark.heavy
