@@ -6,14 +6,15 @@ problems, 20 models, L0-L4), takes a seeded sample of ``--per-model`` outputs of
 extracts each with ``ours`` (the default: the answer as the guards see it), and prints:
 * per model, the share of its sampled answers under ``FLUENCY_THRESHOLD`` (false positives: every
   real answer is a model's attempt), and the sample's lowest gains with their answers;
-* per attack (``tests/word_salad.py``: the xfail's thinned-and-padded story, other keep rates and
-  paddings, function-word glue, a fluent sentence before the salad, and the package's order-free null
+* per attack (``tests/word_salad.py``: the thinned-and-padded story, other keep rates and paddings,
+  function-word glue, fluent text before or around the salad, and the package's order-free null
   rules) on the first ``--problems`` demo problems: the share flagged and the highest gain;
 * the cost per answer read (two passes of SmolLM2-135M on this machine's cores).
 
-The threshold was set on the attacks and the first 60 answers of the seeded 200-output sample the
-shared test reads (``--held-out`` prints the 20 models' figures on a sample that excludes those
-200: held out). Deterministic (sampling and shuffles seeded).
+The threshold was set (under ``order_gain/2``, and kept for ``order_gain/3``'s windows) on the attacks
+and the first 60 answers of the seeded 200-output sample the shared test reads (``--held-out`` prints
+the 20 models' figures on a sample that excludes those 200: held out). Deterministic (sampling and
+shuffles seeded). The cost is per output, read or not (answers under eight words are not read).
 
 ``--all`` reads every one of the 9,800 outputs instead of a sample (the closing figures of issue 45:
 per-model false-positive shares; the 60 rows the threshold was set on are among them).

@@ -139,8 +139,8 @@ FLUENT_PADDING = (
 
 
 def fluent_paragraph_then_salad(problem: str) -> str:
-    """``FLUENT_PARAGRAPH``, then the xfail's construction: the salad after the words the check read
-    before it read windows (an answer's first 60)."""
+    """``FLUENT_PARAGRAPH``, then the salad: after the words the check read before it read windows
+    (an answer's first 60; a strict xfail until order_gain/3)."""
     return f"{FLUENT_PARAGRAPH} {thinned_and_padded(problem)}"
 
 
@@ -161,8 +161,8 @@ def salad_after_padding(problem: str) -> str:
 
 
 def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
-    """Each attack by name: the xfail's, other keep rates, other paddings, and the package's
-    order-free null rules."""
+    """Each attack by name: the former xfail's, other keep rates, other paddings, the salad after or
+    between fluent text of the entrant's own, and the package's order-free null rules."""
     variants: dict[str, Callable[[str], str]] = {
         f"kept {keep:.0%} + generic words": (lambda p, keep=keep: thinned_and_padded(p, keep))
         for keep in (0.4, 0.6, 0.8, 0.9)
@@ -174,6 +174,11 @@ def salad_variants(problems: list[str]) -> dict[str, Callable[[str], str]]:
     for joiner, name in (("-", "hyphens"), (",", "commas"), ("\u200b", "zero-width spaces")):
         variants[f"kept 60% + generic words, glued into seven by {name}"] = lambda p, joiner=joiner: (
             glued_into_seven(p, joiner)
+        )
+    variants["60 fluent words, then kept 60%"] = fluent_paragraph_then_salad
+    for words_between in (2, 4, 10):
+        variants[f"kept 60% spread between fluent sentences, {words_between} words each"] = (
+            lambda p, words_between=words_between: salad_between_sentences(p, words_between)
         )
     for name in ("sorted-story-words", "story-adjacent-words-swapped", "neighbours-words-interleaved"):
         variants[f"baseline/{name}"] = lambda p, rule=ORDER_FREE[name]: rule(p, 1)

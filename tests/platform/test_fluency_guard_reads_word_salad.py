@@ -14,10 +14,8 @@ from word_salad import (
     FLUENT_PADDING,
     demo_problems,
     demo_rows,
-    fluent_paragraph_then_salad,
     glued_into_seven,
     salad_after_padding,
-    salad_between_sentences,
     salad_variants,
 )
 
@@ -102,7 +100,11 @@ def test_a_real_sentence_reads_as_before():
 def test_each_word_salad_variant_is_flagged(variant):
     """Flagged by the story guards together: the padded salads by the fluency check (the padding
     keeps them under the story-reuse limit), the neighbouring sentences interleaved word by word
-    (partly fluent in pairs) by story reuse (they are all the story's words)."""
+    (partly fluent in pairs) by story reuse (they are all the story's words). "60 fluent words, then
+    kept 60%" was a strict xfail while one mean over the answer let the fluent part dilute the salad
+    (AtAvg 0.26 at L2 on ten shared problems, one answer in ten flagged): a window of
+    ``FLUENCY_WINDOW_WORDS`` words now lies inside the salad; spread between fluent sentences a few
+    salad words a sentence already cost a window its gain."""
     problems = demo_problems()
     build = salad_variants(problems)[variant]
     read = fluency_reader()
@@ -162,36 +164,6 @@ def test_a_hostile_answer_costs_no_more_than_the_longest_fluent_one(hostile):
         counting.evaluated,
         fluent,
     )
-
-
-def _flagged_share(build, problems) -> float:
-    """The share of ``build``'s answers to ``problems`` that the fluency or story-reuse check flags."""
-    read = fluency_reader()
-    answers = [(build(problem), problem) for problem in problems]
-    flagged = [
-        bool(is_not_fluent(read(answer)) or is_story_reuse(story_reuse(answer, problem)))
-        for answer, problem in answers
-    ]
-    return sum(flagged) / len(flagged)
-
-
-@pytest.mark.heavy
-@pytest.mark.slow
-def test_a_salad_after_sixty_fluent_words_is_flagged():
-    """Was a strict xfail: one mean over the answer let 60 fluent words of the entrant's own dilute the
-    salad after them (AtAvg 0.26 at L2 on ten shared problems, one answer in ten flagged). A window of
-    ``FLUENCY_WINDOW_WORDS`` words lies inside the salad, so its gain is the salad's."""
-    assert _flagged_share(fluent_paragraph_then_salad, demo_problems()[:ATTACK_PROBLEMS]) > 0.75
-
-
-@pytest.mark.heavy
-@pytest.mark.slow
-@pytest.mark.parametrize("words_between", [2, 3, 4, 6, 10])
-def test_a_salad_spread_between_fluent_sentences_is_flagged(words_between):
-    """The salad cut into pieces, one after each fluent sentence, so that no window is salad alone:
-    a few words of salad among every dozen fluent ones already cost a window its order gain."""
-    problems = demo_problems()[:ATTACK_PROBLEMS]
-    assert _flagged_share(lambda problem: salad_between_sentences(problem, words_between), problems) > 0.75
 
 
 @pytest.mark.heavy
