@@ -59,8 +59,8 @@ def _sample(rows: list[dict], per_model: int | None, held_out: bool) -> list[dic
 
 
 def real_answers(read, per_model: int | None, held_out: bool) -> None:
-    from narrative_infill.platform.analysis.fluency import FLUENCY_THRESHOLD, is_not_fluent
     from narrative_infill.extraction import extract_with
+    from narrative_infill.platform.analysis.fluency import FLUENCY_THRESHOLD, UNREAD_WHOLE, is_not_fluent
 
     rows = _sample(load_rows(None), per_model, held_out)
     gains = defaultdict(list)
@@ -81,7 +81,9 @@ def real_answers(read, per_model: int | None, held_out: bool) -> None:
         lowest = [round(g, 2) for g in known[:3]]
         print(f"{model:<48} {flagged / len(read_gains):6.1%} {len(known):5d}  {lowest}")
     share = flagged_all / len(rows)
+    unread = sum(gain == UNREAD_WHOLE for read_gains in gains.values() for gain, _ in read_gains)
     print(f"all: {flagged_all} of {len(rows)} flagged ({share:.1%}); {read_all} long enough to read")
+    print(f"longer than the check reads (not fluent: UNREAD_WHOLE): {unread}")
     for model, read_gains in gains.items():
         for gain, answer in read_gains:
             if gain is not None and gain < FLUENCY_THRESHOLD + 1:
@@ -93,7 +95,7 @@ def attacks(read, problems: int) -> None:
     from narrative_infill.platform.analysis.fluency import is_not_fluent
 
     chosen = demo_problems()[:problems]
-    print(f"\nattacks on the first {problems} demo problems (the 30 shared ROCStories problems)")
+    print(f"\nattacks on the first {problems} problems of the packaged demo set")
     for name, build in salad_variants(demo_problems()).items():
         gains = [read(build(problem)) for problem in chosen]
         flagged = sum(bool(is_not_fluent(gain)) for gain in gains)

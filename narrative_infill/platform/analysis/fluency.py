@@ -10,7 +10,7 @@ model predict that word. ``order_gain`` is the lowest mean gain over any ``FLUEN
 consecutive words (the whole answer's mean when it is shorter), so that a salad anywhere in an
 answer is read as one however much fluent text surrounds it. Up to ``FLUENCY_MAX_WORDS`` words are
 read, each cut to ``FLUENCY_MAX_LETTERS``, and no more of them than fit ``_CONTEXT_TOKENS`` tokens,
-so a hostile answer (one 32,768-letter "word", words of emoji) costs at most a few long real ones.
+so a hostile answer (one 32,768-letter "word", words of emoji) costs at most a long real one.
 
 Why this and not the answer's own likelihood: a real answer's names, rare nouns and numbers make
 its per-token likelihood low however fluent it is, while a salad of common words reads likely. Both
@@ -24,7 +24,13 @@ Why windows: one mean over the answer let fluent text of the entrant's own dilut
 or between it (60 fluent words, then the salad: 0.26 AtAvg at L2, above the floor, unflagged when
 only the first 60 words were read and averaged). A window of 30 words is short enough that a salad
 of a dozen words sits in one with little fluent text, and long enough that a real answer's windows
-gain as much as its sentences do (docs/baselines.md: their lowest windows).
+gain as much as its sentences do (docs/baselines.md: the real answers' lowest gains).
+
+Long answers: an answer the check cannot read whole (more words than ``FLUENCY_MAX_WORDS``, or more
+tokens than the context) is not fluent, its ``order_gain`` ``UNREAD_WHOLE``: a salad past the words
+read would otherwise go unseen (after 278 fluent words it scored above the floor on the demo set),
+and a gap of one to three sentences needs far fewer words (one of the authors' 9,800 extracted
+answers is longer: docs/baselines.md).
 
 Short answers: under ``FLUENCY_MIN_WORDS`` words the shuffle has few orders to choose from and a
 real sentence ("Her dad agreed to go with her", 7 words: 0.96) can gain little, so such an answer is not read
@@ -82,8 +88,11 @@ FLUENCY_MAX_LETTERS = 20
 #: each such answer cost a 1,024 x 49,152 logits matrix (about 1 GB at its peak) and thirteen times a
 #: real answer's passes (attack pass on issue 45). Words past it are not read.
 _CONTEXT_TOKENS = 384
+#: The ``order_gain`` of an answer longer than the check reads (module docstring: long answers): below
+#: any threshold, since nothing vouches for the order of the words not read.
+UNREAD_WHOLE = float("-inf")
 #: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
-MEASURE_VERSION = "order_gain/3"
+MEASURE_VERSION = "order_gain/4"
 #: Where the gains are remembered across processes (default: the user's cache folder);
 #: ``off`` keeps them in memory only.
 CACHE_VARIABLE = "NARRATIVE_INFILL_FLUENCY_CACHE"
@@ -189,28 +198,33 @@ def _word_nlls(model: Any, tokens_by_word: list[list[int]]) -> Any:
     return np.bincount(owners, weights=token_nlls, minlength=len(tokens_by_word))
 
 
-def word_gains(model: Any, answer: str) -> Any:
-    """Each word's order gain (nats) under ``model``, in the answer's order, for the words read;
-    None for a short answer (module docstring)."""
+def word_gains(model: Any, words: list[str], tokens: list[list[int]]) -> Any:
+    """Each word's order gain (nats) under ``model``, in the answer's order: ``words`` and their
+    ``tokens`` (``_tokens_read``)."""
     import numpy as np
 
-    words = answer_words(answer)
-    tokens = _tokens_read(model, words) if len(words) >= FLUENCY_MIN_WORDS else []
-    if len(tokens) < FLUENCY_MIN_WORDS:
-        return None
-    order = shuffled_order(words[: len(tokens)])
+    order = shuffled_order(words)
     shuffled_nlls = _word_nlls(model, [tokens[i] for i in order])
     return shuffled_nlls[np.argsort(order)] - _word_nlls(model, tokens)  # argsort undoes the shuffle
 
 
+def _longer_than_read(answer: str) -> bool:
+    """Whether ``answer`` has more words than the check reads."""
+    return next(islice(_WORD.finditer(answer), FLUENCY_MAX_WORDS, None), None) is not None
+
+
 def order_gain_with(model: Any, answer: str) -> float | None:
     """``answer``'s order gain (nats a word) under ``model``: its words' lowest mean gain over a
-    window (module docstring); None for a short answer."""
+    window (module docstring); None for a short answer, ``UNREAD_WHOLE`` for one too long to read."""
     import numpy as np
 
-    gains = word_gains(model, answer)
-    if gains is None:
+    words = answer_words(answer)
+    if len(words) < FLUENCY_MIN_WORDS:
         return None
+    tokens = _tokens_read(model, words)
+    if len(tokens) < len(words) or _longer_than_read(answer):
+        return UNREAD_WHOLE
+    gains = word_gains(model, words, tokens)
     width = min(FLUENCY_WINDOW_WORDS, len(gains))
     return float(np.convolve(gains, np.ones(width), mode="valid").min() / width)
 
@@ -280,8 +294,7 @@ def _identity() -> str:
     with open(_model_path(), "rb") as model_file:
         for block in iter(lambda: model_file.read(1 << 20), b""):
             digest.update(block)
-    bounds = (FLUENCY_MIN_WORDS, FLUENCY_MAX_WORDS, FLUENCY_WINDOW_WORDS, FLUENCY_MAX_LETTERS)
-    bounds += (_CONTEXT_TOKENS,)
+    bounds = (FLUENCY_MIN_WORDS, FLUENCY_MAX_WORDS, FLUENCY_WINDOW_WORDS, FLUENCY_MAX_LETTERS, _CONTEXT_TOKENS)
     return f"{MEASURE_VERSION}|{bounds}|{digest.hexdigest()}|llama-cpp-python {llama_cpp.__version__}"
 
 
