@@ -11,6 +11,7 @@ import json
 from helpers import mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from word_salad import DEMO
 
 from narrative_infill.platform.analysis.submission.build import (
     build_submission,
@@ -19,11 +20,32 @@ from narrative_infill.platform.analysis.submission.build import (
 )
 from narrative_infill.tasks import infill_task
 
-ANSWERS = {
-    # alpha clears the floor (generic-sentence, 0.126 on the demo set) with a generic answer of its own: 0.176
-    "alpha": "They all went to the park with their friends and had a wonderful time together that day.",
-    "beta": "The kids spent the afternoon splashing at the lake.",
-}
+DEMO_ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+
+
+def _gold_words(messages) -> list[str]:
+    """The gold's words of the demo instance whose problem the prompt holds (the longest: two demo
+    problems are parts of others)."""
+    prompt = messages[-1].text
+    held = [row for row in DEMO_ROWS if row["problem"] in prompt]
+    return max(held, key=lambda row: len(row["problem"]))["gold_answer"].split()
+
+
+def first_half_of_the_gold(messages) -> str:
+    """A scripted model that knows half of each answer: above the floor (no fixed text scored more
+    than 0.199 on the demo set, ``generic-paragraph``), under the gold-copy warning (ROUGE-1 0.8)."""
+    words = _gold_words(messages)
+    return " ".join(words[: max(1, len(words) // 2)])
+
+
+def second_half_of_the_gold(messages) -> str:
+    words = _gold_words(messages)
+    return " ".join(words[len(words) // 2 :])
+
+
+#: The scripted entries' answers to each prompt. Fixed answers no longer clear the floor on the demo
+#: set (``generic-paragraph`` 0.199); these answer each instance, as a model does.
+ANSWERS = {"alpha": first_half_of_the_gold, "beta": second_half_of_the_gold}
 
 #: AtAvg of every sample of the ``honest`` logs (their scores are written by hand)
 HONEST_ATAVG = 0.147

@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from narrative_infill.data.baselines import GENERIC_SENTENCE, ORDER_FREE, context_answer
+from narrative_infill.data.baselines import GENERIC_PARAGRAPH, GENERIC_SENTENCE, ORDER_FREE, context_answer
 from narrative_infill.scorers.metrics.reuse import content_stems
 
 #: The padding of the strict xfail this round closes (issue 45's attack pass).
@@ -57,14 +57,10 @@ GLUE = ["the", "and", "of", "to", "a", "was", "in", "he", "it"]
 DEMO = Path(__file__).parents[1] / "narrative_infill" / "data" / "demo.jsonl"
 
 
-def demo_rows() -> list[dict]:
-    """The packaged demo set's rows: the 30 shared ROCStories problems with their golds."""
-    return [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
-
-
 def demo_problems() -> list[str]:
-    """The 30 shared ROCStories problems of the packaged demo set."""
-    return [row["problem"] for row in demo_rows()]
+    """The packaged demo set's 24 problems (ROCStories-like stories of the package's own, none of the
+    30 shared ones)."""
+    return [json.loads(line)["problem"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
 
 
 def story_words_kept(problem: str, keep: float) -> list[str]:
@@ -109,14 +105,9 @@ def glued_into_seven(problem: str, joiner: str) -> str:
     return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
 
 
-#: Sixty words of fluent text of no story's (the attack pass's): as many words as the fluency check
-#: read before it read windows.
-FLUENT_PARAGRAPH = (
-    "It was a quiet morning in the small town where everyone knew each other. She had been waiting for "
-    "this moment for a long time and could not stop smiling. Her friends came over to help, and together "
-    "they worked until the sun went down. In the end it all turned out better than anyone expected, and "
-    "they were proud."
-)
+#: Sixty words of fluent text of no story's (the attack pass's, now the ``generic-paragraph`` null
+#: rule's): as many words as the fluency check read before it read windows.
+FLUENT_PARAGRAPH = GENERIC_PARAGRAPH
 
 
 #: More fluent text of no story's, for padding as long as the fluency check reads (each sentence

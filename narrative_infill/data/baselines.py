@@ -21,6 +21,11 @@ benchmark script all call :func:`baseline_answer`, so a baseline means the same 
   it; under the default extraction every other rule the guards let through extracts to nothing, so
   without it the floor was 0 there and this answer, AtAvg 0.207 at L2 on the 30 shared problems
   (MiniLM; written once, not tuned), was "above the floor", above five of the paper's 20 models.
+* ``generic-paragraph``: one fixed paragraph of sixty fluent words (``GENERIC_PARAGRAPH``), the same
+  for every instance. The metrics weigh recall (METEOR, chrF), so longer fixed text can score more
+  than the sentence pair: on the packaged demo set's 24 instances 0.199 against the pair's 0.126 at
+  L2, above the local model, and at L4 on the 30 shared problems 0.207 against 0.206 (MiniLM). The
+  floor is the best of the two on an entry's instances.
 * ``gold``: the gold span itself (the ceiling, and a judge check). Only this rule reads the gold:
   the others are functions of the problem text and ``n`` alone.
 
@@ -96,6 +101,22 @@ GENERIC_SENTENCE = "He felt happy and decided to go home. It was a great day wit
 def generic_sentence_answer(problem: str, n: int = 1) -> str:
     """``GENERIC_SENTENCE``, whatever the instance."""
     return GENERIC_SENTENCE
+
+
+#: The ``generic-paragraph`` rule's answer (module docstring): written by the attack pass on issue 45 as
+#: padding of no story's; its length was chosen among 30-278 words of such text as the one scoring most
+#: on the demo set and the 30 shared problems (in-sample: a lower bound, like the sentence pair's).
+GENERIC_PARAGRAPH = (
+    "It was a quiet morning in the small town where everyone knew each other. She had been waiting for "
+    "this moment for a long time and could not stop smiling. Her friends came over to help, and together "
+    "they worked until the sun went down. In the end it all turned out better than anyone expected, and "
+    "they were proud."
+)
+
+
+def generic_paragraph_answer(problem: str, n: int = 1) -> str:
+    """``GENERIC_PARAGRAPH``, whatever the instance."""
+    return GENERIC_PARAGRAPH
 
 
 def _words(text: str) -> list[str]:
@@ -193,6 +214,7 @@ PROBLEM_RULES: dict[str, Callable[[str, int], str]] = {
     "context": context_answer,
     **ORDER_FREE,
     "generic-sentence": generic_sentence_answer,
+    "generic-paragraph": generic_paragraph_answer,
 }
 #: Every baseline, from nothing to the gold.
 BASELINES = (*PROBLEM_RULES, GOLD)

@@ -35,7 +35,7 @@ def logs(tmp_path_factory):
     for name, answer in ANSWERS.items():
         model = get_model(
             f"mockllm/{name}",
-            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a}</ANSWER>"),
+            custom_outputs=lambda m, t, c, g, a=answer: mock_output(f"<ANSWER>{a(m)}</ANSWER>"),
             memoize=False,
         )
         for setting in ("l1", "l2"):

@@ -24,7 +24,7 @@ from narrative_infill.tasks import infill_task
 
 pytestmark = pytest.mark.heavy
 
-ANSWER = ANSWERS["alpha"]
+ANSWER = ANSWERS["alpha"]  # alpha's answer to a prompt
 def edited_logs(source, target, edit):
     """A copy of ``source``'s logs with ``edit(sample, index, setting)`` applied to every sample."""
     shutil.copytree(source, target)
@@ -263,7 +263,7 @@ def test_regeneration_passes_the_honest_and_fails_the_gold_copy(submissions, log
 
     alpha = get_model(
         "mockllm/alpha",
-        custom_outputs=lambda m, t, c, g: mock_output(f"<ANSWER>{ANSWER}</ANSWER>"),
+        custom_outputs=lambda m, t, c, g: mock_output(f"<ANSWER>{ANSWER(m)}</ANSWER>"),
         memoize=False,
     )
     honest = verify(submissions / "alpha.json", logs / "alpha", regenerate=8, model=alpha)
