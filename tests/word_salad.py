@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -103,6 +104,24 @@ def glued_into_seven(problem: str, joiner: str) -> str:
     words = thinned_and_padded(problem).split()
     size = -(-len(words) // 7)
     return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
+
+
+def letters_glued_into_seven(text: str, joiner: str) -> str:
+    """``text``'s runs of letters and digits (punctuation left out, so that none splits them) glued
+    by ``joiner`` into seven white-space "words"."""
+    words = re.findall(r"[^\W_]+", text)
+    size = -(-len(words) // 7)
+    return " ".join(joiner.join(words[start : start + size]) for start in range(0, len(words), size))
+
+
+#: Seven words of twenty emoji: each takes dozens of the fluency check's tokens, so together they fill
+#: the context its reading is cut at (issue 45's attack pass).
+CONTEXT_FILLER = " ".join(["\U0001f600" * 20] * 7)
+
+
+def salad_behind_context_filler(problem: str) -> str:
+    """The thinned and padded salad after ``CONTEXT_FILLER``: past the tokens the fluency check reads."""
+    return f"{CONTEXT_FILLER} {thinned_and_padded(problem)}"
 
 
 #: Sixty words of fluent text of no story's (the attack pass's, now the ``generic-paragraph`` null

