@@ -32,8 +32,8 @@ def _gold_words(messages) -> list[str]:
 
 
 def first_half_of_the_gold(messages) -> str:
-    """A scripted model that knows half of each answer: above the floor (no fixed text scored more
-    than 0.199 on the demo set, ``generic-paragraph``), under the gold-copy warning (ROUGE-1 0.8)."""
+    """A scripted model that knows half of each answer: above the floor (no fixed text tried scored
+    more than 0.199 on the demo set, ``generic-paragraph``), under the gold-copy warning (ROUGE-1 0.8)."""
     words = _gold_words(messages)
     return " ".join(words[: max(1, len(words) // 2)])
 

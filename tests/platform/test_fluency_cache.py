@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from narrative_infill.platform.analysis import fluency
-from narrative_infill.platform.analysis.fluency import GainCache
+from narrative_infill.platform.analysis.fluency import UNREAD_WHOLE, GainCache
 
 SALAD = "went home the day friends felt great happy time suddenly decided finally"
 
@@ -22,6 +22,12 @@ def test_a_short_answer_s_none_is_a_hit_not_a_miss(tmp_path):
     cache.put("Tom cried.", None)
     assert cache.get("Tom cried.") == (True, None)
     assert cache.get("never read") == (False, None)
+
+
+def test_an_answer_too_long_to_read_is_remembered_as_unread(tmp_path):
+    """``UNREAD_WHOLE`` is minus infinity: the file must hand it back as such, not as a number."""
+    GainCache(tmp_path / "gains.sqlite", "measure A").put(SALAD, UNREAD_WHOLE)
+    assert GainCache(tmp_path / "gains.sqlite", "measure A").get(SALAD) == (True, UNREAD_WHOLE)
 
 
 def test_another_identity_never_reads_the_gain(tmp_path):
@@ -47,7 +53,14 @@ def test_a_corrupt_cache_file_is_skipped(tmp_path):
 
 @pytest.mark.heavy  # hashes the packaged SmolLM2 and imports llama-cpp-python
 @pytest.mark.parametrize(
-    "bound", ["FLUENCY_MIN_WORDS", "FLUENCY_MAX_WORDS", "FLUENCY_WINDOW_WORDS", "FLUENCY_MAX_LETTERS", "_CONTEXT_TOKENS"]
+    "bound",
+    [
+        "FLUENCY_MIN_WORDS",
+        "FLUENCY_MAX_WORDS",
+        "FLUENCY_WINDOW_WORDS",
+        "FLUENCY_MAX_LETTERS",
+        "_CONTEXT_TOKENS",
+    ],
 )
 def test_a_changed_reading_bound_is_another_identity(bound, monkeypatch):
     """Found by the attack pass: the bounds were not in the key, so changing one without a new

@@ -10,7 +10,8 @@ model predict that word. ``order_gain`` is the lowest mean gain over any ``FLUEN
 consecutive words (the whole answer's mean when it is shorter), so that a salad anywhere in an
 answer is read as one however much fluent text surrounds it. Up to ``FLUENCY_MAX_WORDS`` words are
 read, each cut to ``FLUENCY_MAX_LETTERS``, and no more of them than fit ``_CONTEXT_TOKENS`` tokens,
-so a hostile answer (one 32,768-letter "word", words of emoji) costs at most a long real one.
+so a hostile answer (one 32,768-letter "word", words of emoji) costs at most one reading of a long
+real one (more than that is not read at all: long answers, below).
 
 Why this and not the answer's own likelihood: a real answer's names, rare nouns and numbers make
 its per-token likelihood low however fluent it is, while a salad of common words reads likely. Both
@@ -42,8 +43,8 @@ logs, because llama-cpp-python is an extra the tasks and scorers must not need. 
 is not installed, :func:`fluency_reader` raises :class:`FluencyUnavailable` and callers mark
 ranked entries as not ranked (``analysis.floor.FLUENCY_UNAVAILABLE_RULE``), never as ranked.
 
-What it costs: two passes of the 135M model over the words read, about 0.2 s for a real answer on
-one core of the 2-core machine (docs/baselines.md). Each distinct answer is read once per process
+What it costs: two passes of the 135M model over the words read, about 0.3-0.5 s a real answer read
+on one core of the 2-core machine (docs/baselines.md). Each distinct answer is read once per process
 and remembered on disk (:class:`GainCache`), keyed by the model file's SHA-256, llama-cpp-python's
 version and the measure's version, so a second ``report`` or board build of the same logs reads
 nothing again and a changed model or measure never reads another's figures.
@@ -74,19 +75,18 @@ FLUENCY_THRESHOLD = 2.5
 #: Fewest words an answer is read at (module docstring: short answers).
 FLUENCY_MIN_WORDS = 8
 #: Most words of an answer read: the gold spans are one to three sentences (at most 191 characters)
-#: and of the authors' 9,800 outputs, extracted, all answers but one are at most 161 words (one 269); a
-#: salad after more fluent padding than this scores under the floor (the padding's precision cost:
-#: docs/baselines.md). The cost is linear in the words read.
+#: and of the authors' 9,800 outputs, extracted, all answers but one are at most 161 words (one 269);
+#: a longer answer is not fluent (``UNREAD_WHOLE``). The cost is linear in the words read.
 FLUENCY_MAX_WORDS = 240
 #: Words of a window (module docstring: why windows).
 FLUENCY_WINDOW_WORDS = 30
 #: Longest word read: common words of 20 letters take a token or few each; words of rare multi-byte
-#: letters take dozens, and a reading is then cut at the context below (a bound, never an error).
+#: letters take dozens, and an answer whose words do not all fit the context below is not fluent.
 FLUENCY_MAX_LETTERS = 20
 #: Most tokens a reading evaluates, its start token included: 240 common words take about 300, while
 #: words of rare multi-byte letters (emoji, combining marks) fill any context: at the model's 1,024
 #: each such answer cost a 1,024 x 49,152 logits matrix (about 1 GB at its peak) and thirteen times a
-#: real answer's passes (attack pass on issue 45). Words past it are not read.
+#: real answer's passes (attack pass on issue 45). An answer that does not fit it is not read.
 _CONTEXT_TOKENS = 384
 #: The ``order_gain`` of an answer longer than the check reads (module docstring: long answers): below
 #: any threshold, since nothing vouches for the order of the words not read.
@@ -126,10 +126,10 @@ _WORD = re.compile(
 )
 
 
-def answer_words(answer: str) -> list[str]:
-    """The words the check reads (``_WORD``), at most ``FLUENCY_MAX_WORDS``, each cut to
-    ``FLUENCY_MAX_LETTERS``; only as much of the answer is scanned as they need."""
-    found = islice(_WORD.finditer(answer), FLUENCY_MAX_WORDS)
+def answer_words(answer: str, most: int = FLUENCY_MAX_WORDS) -> list[str]:
+    """The words the check reads (``_WORD``), at most ``most``, each cut to ``FLUENCY_MAX_LETTERS``;
+    only as much of the answer is scanned as they need."""
+    found = islice(_WORD.finditer(answer), most)
     return [word.group()[:FLUENCY_MAX_LETTERS] for word in found]
 
 
@@ -218,21 +218,16 @@ def word_gains(model: Any, words: list[str], tokens: list[list[int]]) -> Any:
     return shuffled_nlls[np.argsort(order)] - _word_nlls(model, tokens)  # argsort undoes the shuffle
 
 
-def _longer_than_read(answer: str) -> bool:
-    """Whether ``answer`` has more words than the check reads."""
-    return next(islice(_WORD.finditer(answer), FLUENCY_MAX_WORDS, None), None) is not None
-
-
 def order_gain_with(model: Any, answer: str) -> float | None:
     """``answer``'s order gain (nats a word) under ``model``: its words' lowest mean gain over a
     window (module docstring); None for a short answer, ``UNREAD_WHOLE`` for one too long to read."""
     import numpy as np
 
-    words = answer_words(answer)
+    words = answer_words(answer, FLUENCY_MAX_WORDS + 1)  # one more tells an answer too long to read
     if len(words) < FLUENCY_MIN_WORDS:
         return None
     tokens = _tokens_read(model, words)
-    if len(tokens) < len(words) or _longer_than_read(answer):
+    if len(tokens) < len(words) or len(words) > FLUENCY_MAX_WORDS:
         return UNREAD_WHOLE
     gains = word_gains(model, words, tokens)
     width = min(FLUENCY_WINDOW_WORDS, len(gains))
