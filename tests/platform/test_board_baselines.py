@@ -65,9 +65,19 @@ def silent(messages, tools, tool_choice, config):
     return mock_output("<ANSWER></ANSWER>")
 
 
+#: A fixed answer of an entrant's own (the submission fixtures' former one): AtAvg 0.176 on the demo
+#: set, above the sentence pair's 0.126, below the sixty-word paragraph's 0.199.
+OWN_FILLER = "They all went to the park with their friends and had a wonderful time together that day."
+
+
+def filler(messages, tools, tool_choice, config):
+    return mock_output(f"<ANSWER>{OWN_FILLER}</ANSWER>")
+
+
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
-    """Demo-track entries that copy, sort the story's words and answer nothing; a custom-track
+    """Demo-track entries that copy, sort the story's words, pad a salad, answer fixed filler and answer
+    nothing; a custom-track
     entry run on the demo data (published extraction)."""
     root = tmp_path_factory.mktemp("board")
     for name, respond, track, extraction in (
@@ -75,6 +85,7 @@ def board(tmp_path_factory):
         ("sorter", sorter, "demo", "ours"),
         ("silent", silent, "demo", "ours"),
         ("salad", salad, "demo", "ours"),
+        ("filler", filler, "demo", "ours"),
         ("weak", weak, "custom", "published"),
     ):
         model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
@@ -140,6 +151,14 @@ def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ran
     assert COPY_RULE in markdown and REUSE_RULE in markdown and FLOOR_RULE in markdown
 
 
+def test_fixed_filler_of_an_entrant_s_own_is_not_ranked(site):
+    """Failed before generic-paragraph: the floor on the demo set was the sentence pair's 0.126, so a
+    fixed sentence of the entrant's own (0.176, fluent, no story word) ranked on the demo track."""
+    row = {(r["track"], r["model"]): r for r in _rows(site)}[("demo", "mockllm/filler")]
+    assert row["floor_rule"] == "baseline/generic-paragraph" and row["atavg"][0] < row["floor_atavg"]
+    assert row["unranked"] == FLOOR_RULE and "rank" not in row
+
+
 @pytest.mark.slow  # the fluency check reads every answer with the packaged SmolLM2
 def test_word_salad_padded_under_the_reuse_limit_is_shown_but_not_ranked(site):
     """Failed before: the padding kept it under the story-reuse limit and it was ranked."""
@@ -177,7 +196,7 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
     assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
-    assert sorted(flagged) == ["mockllm/copier", "mockllm/salad", "mockllm/silent", "mockllm/sorter"]
+    assert sorted(flagged) == ["mockllm/copier", "mockllm/filler", "mockllm/salad", "mockllm/silent", "mockllm/sorter"]
 
 
 def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
