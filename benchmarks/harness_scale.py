@@ -11,9 +11,12 @@ B: the same command with ``--no-score``;
 C: a plain async ``openai`` client sending the same requests (A's log's messages, 32 at a time).
 
 Two sizes separate the fixed cost (process start, imports, models) from the marginal rate:
-rate = (n2 - n1) / (t2 - t1), fixed = t1 - n1 / rate, per side from its median times. Prints each
-run, A/B and A/C at each size, each side's marginal rate and fixed cost, the load average, and
-last ``ratio=<A/B at the larger size>``.
+rate = (n2 - n1) / (t2 - t1), fixed = t1 - n1 / rate, per side from its median times. The CPU
+time of A's and B's processes (user + system, all threads) is read the same way: the marginal
+core-milliseconds a sample, and what that caps the rate at on this machine's cores when nothing
+else runs (cores / CPU a sample): a side whose rate is near its cap is bound by the cores, not by
+waiting. Prints each run, A/B and A/C at each size, each side's marginal rate and fixed cost,
+the CPU figures, the load average, and last ``ratio=<A/B at the larger size>``.
 Usage: python benchmarks/harness_scale.py [--epochs 10 40] [--rounds 2]
 """
 
@@ -23,6 +26,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,8 +61,11 @@ def answers_file(folder: Path) -> Path:
     return path
 
 
-def through_inspect(base_url: str, key: str, epochs: int, log_dir: Path, score: bool) -> tuple[float, Path]:
-    """(seconds, the log) of one ``inspect eval`` process: start-up, generation and scoring."""
+def through_inspect(
+    base_url: str, key: str, epochs: int, log_dir: Path, score: bool
+) -> tuple[float, float, Path]:
+    """(seconds, CPU seconds, the log) of one ``inspect eval`` process: start-up, generation and
+    scoring; the CPU seconds are the process's user and system time, all its threads."""
     command = [
         str(Path(sys.executable).with_name("inspect")), "eval", "narrative_infill/l2",
         "--model", "openai-api/standin/smollm2", "-T", "data=demo", "--epochs", str(epochs),
@@ -67,13 +74,21 @@ def through_inspect(base_url: str, key: str, epochs: int, log_dir: Path, score: 
     ] + ([] if score else ["--no-score"])  # fmt: skip
     environment = {**os.environ, "STANDIN_BASE_URL": base_url, "STANDIN_API_KEY": key}
     before = set(log_dir.glob("*.eval"))
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
+    cpu = _children_cpu() - cpu_before
     if done.returncode != 0:
         raise SystemExit(f"inspect eval failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     [log] = set(log_dir.glob("*.eval")) - before
-    return seconds, log
+    return seconds, cpu, log
+
+
+def _children_cpu() -> float:
+    """User + system seconds of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def requests_of(log: Path) -> list[tuple[list[dict], int | None]]:
@@ -133,18 +148,22 @@ def main() -> None:
     print(f"commit {commit.stdout.strip()}  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
           f"{os.cpu_count()} CPUs  load {load_average()}")  # fmt: skip
     times: dict[str, dict[int, list[float]]] = {side: {n: [] for n in sizes} for side in "ABC"}
+    cpu: dict[str, dict[int, list[float]]] = {side: {n: [] for n in sizes} for side in "AB"}
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         with standin_server(60.0, ["--answers", str(answers_file(folder))]) as (base_url, key):
             for round_number in range(1, args.rounds + 1):
                 for epochs, n in zip(args.epochs, sizes):
-                    a_seconds, log = through_inspect(base_url, key, epochs, folder, score=True)
-                    b_seconds, _ = through_inspect(base_url, key, epochs, folder, score=False)
+                    a_seconds, a_cpu, log = through_inspect(base_url, key, epochs, folder, score=True)
+                    b_seconds, b_cpu, _ = through_inspect(base_url, key, epochs, folder, score=False)
+                    cpu["A"][n].append(a_cpu)
+                    cpu["B"][n].append(b_cpu)
                     c_seconds = through_plain_client(base_url, key, requests_of(log))
                     for side, seconds in zip("ABC", (a_seconds, b_seconds, c_seconds)):
                         times[side][n].append(seconds)
-                    print(f"  round {round_number}, {n} samples: A {a_seconds:.1f} s  B {b_seconds:.1f} s  "
-                          f"C {c_seconds:.1f} s  (load {load_average()})", flush=True)  # fmt: skip
+                    print(f"  round {round_number}, {n} samples: A {a_seconds:.1f} s ({a_cpu:.1f} CPU-s)  "
+                          f"B {b_seconds:.1f} s ({b_cpu:.1f} CPU-s)  C {c_seconds:.1f} s  "
+                          f"(load {load_average()})", flush=True)  # fmt: skip
     medians = {side: [statistics.median(times[side][n]) for n in sizes] for side in "ABC"}
     for i, n in enumerate(sizes):
         a, b, c = (medians[side][i] for side in "ABC")
@@ -152,6 +171,18 @@ def main() -> None:
     for side, name in zip("ABC", ("A (metrics on)", "B (--no-score)", "C (plain client)")):
         rate, fixed = marginal(sizes, medians[side])
         print(f"{name}: marginal rate {rate:.1f} samples/s, fixed cost {fixed:.1f} s")
+    cores = os.cpu_count() or 1
+    for side in "AB":
+        (n1, n2), (c1, c2) = sizes, [statistics.median(cpu[side][n]) for n in sizes]
+        per_sample = (c2 - c1) / (n2 - n1)
+        if per_sample <= 0:
+            print(f"{side}: CPU a sample not measurable at these sizes (the larger run used no more CPU)")
+            continue
+        rate, _ = marginal(sizes, medians[side])
+        cap = cores / per_sample
+        print(f"{side}: {per_sample * 1000:.1f} core-ms a sample at the margin, {c1 - n1 * per_sample:.1f} "
+              f"CPU-s fixed; {cores} cores cap it at {cap:.0f} samples/s, it ran at "
+              f"{rate / cap:.0%} of that")  # fmt: skip
     a_rate, a_fixed = marginal(sizes, medians["A"])
     b_rate, b_fixed = marginal(sizes, medians["B"])
     print(f"steady-state A/B rate {a_rate / b_rate:.2f} (target >= 0.8); "
