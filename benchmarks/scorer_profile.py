@@ -23,7 +23,11 @@ GIL-holding parts set: pairs/s if the encoder took no time, which a machine with
 GPU approaches and cannot pass (a projection from these figures, not a measurement on such a
 machine). Last line ``ratio=<pairs/s at 2 threads / at 1 thread>``.
 
-Usage: python benchmarks/scorer_profile.py [--n 512] [--batch 64] [--rounds 3] [--backbone auto]
+``--busy K`` keeps K other processes spinning on a core each while the rounds run, as a local model
+generating on the same CPU would: then more threads than free cores are slower, not faster (the
+reason the scorer gives torch only the free cores, ``scorers/metrics/threads.py``).
+
+Usage: python benchmarks/scorer_profile.py [--n 512] [--batch 64] [--rounds 3] [--busy 0] [--backbone auto]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -137,6 +142,18 @@ def instrumented(backbones) -> Iterator[tuple[Clock, tuple[int, int]]]:
             handle.remove()
 
 
+@contextmanager
+def spinning(processes: int) -> Iterator[None]:
+    """``processes`` other Python processes, each keeping one core busy, for the block."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
 def matmul_gflops(shape: tuple[int, int], seconds: float = 0.5) -> float:
     """GFLOP/s of a plain float32 matmul of 4,096 rows through a linear layer of ``shape``."""
     import torch
@@ -169,6 +186,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=512, help="pairs scored per round")
     parser.add_argument("--batch", type=int, default=64, help="pairs per score_pairs call")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per thread count, alternating")
+    parser.add_argument("--busy", type=int, default=0, help="other processes spinning on a core each")
     parser.add_argument("--backbone", default="auto", choices=["auto", "paper", "minilm"])
     args = parser.parse_args()
 
@@ -184,7 +202,9 @@ def main() -> None:
     wait_loaded(backbones)
     results: dict[int, list[tuple[float, dict, float, float]]] = {t: [] for t in THREADS}
     threads_before = torch.get_num_threads()
-    with instrumented(backbones) as (clock, shape):
+    if args.busy:
+        print(f"{args.busy} other process(es) spinning on a core each while the rounds run")
+    with instrumented(backbones) as (clock, shape), spinning(args.busy):
         try:
             for round_number in range(1, args.rounds + 1):
                 for threads in THREADS:

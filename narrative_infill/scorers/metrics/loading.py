@@ -58,9 +58,11 @@ def _load(backbones: Backbones, future: Future[None]) -> None:
     WordNet, the lexical scorers, the story-reuse guard's stemmer and stop words, which the
     scorer calls on the event loop) is loaded, and nothing is cached for a gold."""
     from . import pairs, reuse
+    from .threads import budget
 
     try:
         with _loading:
+            budget.apply()  # the warm-up pass runs beside the first samples' generation
             pairs.score_pairs(["A warm-up answer."], ["A warm-up gold span."], backbones, use_cache=False)
             reuse.story_reuse("A warm-up answer.", "A warm-up story. ______ It ends.")
     except BaseException as err:

@@ -16,6 +16,7 @@ from .copying import context_copy, copied_share
 from .loading import loads_for, wait_loaded
 from .pairs import ATAVG, METRIC_NAMES
 from .reuse import reused_share, story_reuse
+from .threads import budget
 
 #: AtAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 #: ``truncated`` (1 when the output cap ended the response) averages to the truncated share.
@@ -43,6 +44,7 @@ def _batcher(
 
     def score_batch(pairs: list[tuple[str, str]]):
         wait_loaded(backbones)  # loading since the first sample started (the tasks' setup step)
+        budget.apply()  # the cores the model's generation leaves free
         results = score_pairs(
             [p for p, _ in pairs],
             [r for _, r in pairs],

@@ -1,0 +1,119 @@
+"""How many intra-op threads torch gets for a batch: the cores other processes leave free.
+
+During ``inspect eval`` the encoders score while the model generates. When the model runs on the
+same CPU (the local llama.cpp server of the README's demo), torch's threads and the model's share
+the cores, and a parallel region waits at every operator for a thread the scheduler has paused:
+on the 2-core machine, with another process spinning on one core, a pair took about 1.3 times as long
+on two threads as on one, and during the README's demo eval a single pair took 1-2.6 s to score
+instead of tens of milliseconds; with the cores free, two threads are about 1.6 times as fast as one
+(``benchmarks/scorer_profile.py --busy 1`` and without it; docs/performance.md). So each batch runs
+on the cores that other processes did not use since the previous batch, at least one and at most
+torch's own setting (``OMP_NUM_THREADS`` or torch's default, read once): this process's own CPU
+time (the event loop, the scorer) does not count against it. psutil reads the CPU times; no
+library chooses a thread count from the machine's load, so this is written here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+#: the shortest interval a reading is taken over (the first batch waits this long for one)
+MIN_INTERVAL_S = 0.05
+
+
+@dataclass(frozen=True)
+class CpuReading:
+    at: float  # monotonic seconds
+    machine_busy_s: float  # CPU seconds every process spent busy, all cores
+    own_s: float  # CPU seconds this process spent, all threads
+
+
+def read_cpu() -> CpuReading:
+    import psutil
+
+    machine = psutil.cpu_times()
+    own = psutil.Process().cpu_times()
+    busy = machine.user + machine.system + getattr(machine, "nice", 0.0) + getattr(machine, "irq", 0.0)
+    busy += getattr(machine, "softirq", 0.0) + getattr(machine, "steal", 0.0)
+    return CpuReading(time.monotonic(), busy, own.user + own.system)
+
+
+def free_cores(before: CpuReading, after: CpuReading, cores: int) -> float:
+    """The cores other processes left idle between two readings."""
+    elapsed = after.at - before.at
+    if elapsed <= 0:
+        return float(cores)
+    others = (after.machine_busy_s - before.machine_busy_s) - (after.own_s - before.own_s)
+    return cores - max(0.0, others) / elapsed
+
+
+class ThreadBudget:
+    """Sets torch's intra-op threads before each batch to the cores left free (see the module)."""
+
+    def __init__(self, reader: Callable[[], CpuReading] = read_cpu, cores: int | None = None):
+        self._reader = reader
+        self._cores = cores
+        self._most: int | None = None  # torch's own setting, the most a batch gets
+        self._last: CpuReading | None = None
+        self._threads: int | None = None
+        self._warned = False
+        self._lock = threading.Lock()
+
+    def threads(self) -> int:
+        """The threads the next batch gets: the free cores since the last reading, rounded, between 1
+        and torch's setting. The first batch reads over ``MIN_INTERVAL_S``; a batch sooner than that
+        after the last reading keeps the last choice, and the interval grows until the next one."""
+        import torch
+
+        with self._lock:
+            if self._most is None:
+                self._most = torch.get_num_threads()
+            reading = self._reader()
+            if self._last is None:
+                time.sleep(MIN_INTERVAL_S)
+                self._last, reading = reading, self._reader()
+            elif self._threads is not None and reading.at - self._last.at < MIN_INTERVAL_S:
+                return self._threads
+            free = free_cores(self._last, reading, self._cores or _cores_available())
+            self._last = reading
+            self._threads = max(1, min(self._most, round(free)))
+            return self._threads
+
+    def apply(self) -> int:
+        """Give torch the threads for the next batch; the number given. Where the CPU times cannot
+        be read (no /proc in a sandbox), torch keeps its setting, with one warning: the thread count
+        moves the speed only, never a score."""
+        import psutil
+        import torch
+
+        try:
+            threads = self.threads()
+        except (OSError, psutil.Error) as err:
+            if not self._warned:
+                self._warned = True
+                kept = torch.get_num_threads()
+                logger.warning("scorer threads: CPU times unreadable (%s); torch keeps %d threads", err, kept)
+            return torch.get_num_threads()
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+        return threads
+
+
+def _cores_available() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+#: one budget per process (the readings are the process's); ``apply`` sets the calling thread's
+#: torch threads (with OpenMP, torch's default, each thread has its own setting)
+budget = ThreadBudget()
