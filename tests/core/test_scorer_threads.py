@@ -4,6 +4,7 @@ the README's demo eval (llama.cpp generating on the same CPU) a single pair took
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -96,9 +97,11 @@ def test_the_scorer_sets_the_threads_before_each_batch(monkeypatch):
     events: list[str] = []
 
     class Recorder:
-        def apply(self) -> int:
+        @contextlib.contextmanager
+        def batch(self):
             events.append("threads")
-            return 1
+            yield 1
+            events.append("restored")
 
     def fake_score_pairs(predictions, references, backbones, **options):
         events.append(f"scored {len(predictions)}")
@@ -110,7 +113,7 @@ def test_the_scorer_sets_the_threads_before_each_batch(monkeypatch):
     batcher, _ = scorer._batcher.__wrapped__("minilm", None, None, None, 64, None)
     batcher._score_batch([("an answer", "a gold"), ("another", "gold")])
     batcher._score_batch([("a third", "gold")])
-    assert events == ["loaded", "threads", "scored 2", "loaded", "threads", "scored 1"]
+    assert events == ["loaded", "threads", "scored 2", "restored", "loaded", "threads", "scored 1", "restored"]
 
 
 def test_unreadable_cpu_times_leave_torchs_setting_with_one_warning(caplog):

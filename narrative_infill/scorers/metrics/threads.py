@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,23 @@ class ThreadBudget:
             torch.set_num_threads(threads)
         return threads
 
+    @contextmanager
+    def batch(self) -> Iterator[int]:
+        """``apply`` for the block, then torch's own setting back: with OpenMP,
+        ``torch.set_num_threads`` in one thread also sets the count that every thread not yet using
+        torch starts with (the main thread included), so a batch's choice would otherwise become
+        the whole process's."""
+        import torch
+
+        before = torch.get_num_threads()
+        threads = self.apply()
+        try:
+            yield threads
+        finally:
+            restore = self._most if self._most is not None else before
+            if torch.get_num_threads() != restore:
+                torch.set_num_threads(restore)
+
 
 def _cores_available() -> int:
     import os
@@ -114,6 +132,7 @@ def _cores_available() -> int:
         return os.cpu_count() or 1
 
 
-#: one budget per process (the readings are the process's); ``apply`` sets the calling thread's
-#: torch threads (with OpenMP, torch's default, each thread has its own setting)
+#: one budget per process (the readings are the process's); ``batch`` sets the calling thread's
+#: torch threads for a batch (with OpenMP, torch's default, each thread has its own setting once it
+#: has used torch) and puts torch's setting back after it
 budget = ThreadBudget()

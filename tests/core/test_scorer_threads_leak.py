@@ -1,0 +1,58 @@
+"""A batch's thread choice must stay the batch's: with OpenMP, ``torch.set_num_threads`` in a worker
+thread also sets the count every thread that has not used torch yet starts with (the main thread of
+``inspect eval``, the next benchmark in .ci/smoke_together.py, a caller's own threads). A budget
+that chose one thread while the machine was busy left the whole process on one thread after it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_SCRIPT = r"""
+import threading
+import torch
+from narrative_infill.scorers.metrics import loading, pairs, scorer
+from narrative_infill.scorers.metrics import threads as threads_module
+from narrative_infill.scorers.metrics.threads import CpuReading, ThreadBudget
+
+threads_module.time.sleep = lambda seconds: None
+busy = [CpuReading(0.0, 0.0, 0.0), CpuReading(1.0, 2.0, 0.0)]  # others used both cores: one thread
+budget = ThreadBudget(reader=lambda: busy.pop(0), cores=2)
+scorer.budget = budget
+threads_module.budget = budget
+seen = []
+
+def fake_score_pairs(predictions, references, backbones, **options):
+    seen.append(torch.get_num_threads())
+    return [pairs.PairScores(dict.fromkeys([*pairs.METRIC_NAMES, pairs.ATAVG], 0.5))] * len(predictions)
+
+pairs.score_pairs = fake_score_pairs
+scorer.wait_loaded = lambda backbones: None
+batcher, _ = scorer._batcher.__wrapped__("minilm", None, None, None, 64, None)
+worker = threading.Thread(target=batcher._score_batch, args=([("an answer", "a gold")],))
+worker.start()
+worker.join()
+later = []
+fresh = threading.Thread(target=lambda: later.append(torch.get_num_threads()))
+fresh.start()
+fresh.join()
+print("batch", seen[0], "main", torch.get_num_threads(), "new thread", later[0])
+"""
+
+
+def test_a_batch_on_one_thread_leaves_the_process_default_alone():
+    environment = {**os.environ, "OMP_NUM_THREADS": "2", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], env=environment, capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    # the batch ran on the one free core; the main thread and a new thread keep torch's 2
+    assert done.stdout.strip().splitlines()[-1] == "batch 1 main 2 new thread 2"
