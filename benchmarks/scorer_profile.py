@@ -78,6 +78,7 @@ class Clock:
     def reset(self) -> None:
         self.seconds = dict.fromkeys(PARTS, 0.0)
         self.flops = 0.0
+        self._depth, self._entered = 0, 0.0  # encoder passes under way; when the outermost began
 
     def timed(self, part: str, function: Callable) -> Callable:
         def wrapper(*args, **kwargs):
@@ -92,10 +93,9 @@ class Clock:
     def watch_encoders(self, encoders: list) -> None:
         """Time each of ``encoders``' forward passes and count their linear layers' multiply-adds."""
         for encoder in encoders:
-            started: list[float] = []
             self.handles += [
-                encoder.register_forward_pre_hook(lambda _m, _a, s=started: s.append(time.perf_counter())),
-                encoder.register_forward_hook(lambda _m, _a, _o, s=started: self._stop(s)),
+                encoder.register_forward_pre_hook(self._enter),
+                encoder.register_forward_hook(self._leave, always_call=True),
             ]
         for layer in self.linear_layers(encoders):
             self.handles.append(layer.register_forward_hook(self._count_linear))
@@ -108,8 +108,18 @@ class Clock:
         found = {id(m): m for e in encoders for m in e.modules() if isinstance(m, torch.nn.Linear)}
         return list(found.values())
 
-    def _stop(self, started: list[float]) -> None:
-        self.seconds["encoder"] += time.perf_counter() - started.pop()
+    def _enter(self, _module, _args) -> None:
+        """Only the outermost of nested hooked passes is timed: sentence-transformers 3-5's first
+        module calls the encoder through its hooks, and under the MiniLM fallback BERTScore's encoder
+        is that same encoder, so one Sem-F1 pass would otherwise be timed twice."""
+        if self._depth == 0:
+            self._entered = time.perf_counter()
+        self._depth += 1
+
+    def _leave(self, _module, _args, _output) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds["encoder"] += time.perf_counter() - self._entered
 
     def _count_linear(self, layer, args, output) -> None:
         self.flops += 2.0 * args[0].numel() * layer.out_features
@@ -129,7 +139,8 @@ def instrumented(backbones) -> Iterator[tuple[Clock, tuple[int, int]]]:
         backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
     )
     # BERTScore calls its encoder; sentence-transformers calls its first module, which runs the
-    # encoder's forward without the encoder's hooks (so the two never count one pass twice).
+    # encoder's forward (without the encoder's hooks from version 6; through them before, when
+    # the Clock times only the outer pass).
     encoders = [bert_encoder, embedding._sentence_model(backbones.semf1_model)[0]]
     clock.watch_encoders(encoders)
     largest = max(clock.linear_layers(encoders), key=lambda m: m.in_features * m.out_features)

@@ -1,0 +1,77 @@
+"""benchmarks/scorer_profile.py times the encoders' forward passes with hooks on BERTScore's encoder and
+on the sentence model's first module. Under the MiniLM fallback both metrics use one encoder object,
+and sentence-transformers before 6 (the project allows >=3) calls that encoder through its hooks from
+inside the first module's forward: a Sem-F1 pass was then timed twice, the encoder's share overstated
+and "rest" (wall minus the parts) understated, down to negative."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from helpers import REPO
+
+torch = pytest.importorskip("torch")
+
+
+def _profile_module():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("scorer_profile_under_test", REPO / "benchmarks" / "scorer_profile.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+
+
+class Clockwork:
+    """A perf_counter that moves only when the encoder works: one second a pass."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self, clockwork: Clockwork) -> None:
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 4)
+        self.clockwork = clockwork
+
+    def forward(self, x):
+        self.clockwork.now += 1.0
+        return self.layer(x)
+
+
+class FirstModule(torch.nn.Module):
+    """sentence-transformers 3-5's ``Transformer``: its forward calls the encoder as a module."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        super().__init__()
+        self.auto_model = encoder
+
+    def forward(self, x):
+        return self.auto_model(x)
+
+
+def test_a_pass_through_both_hooked_modules_is_timed_once(monkeypatch):
+    profile = _profile_module()
+    clockwork = Clockwork()
+    monkeypatch.setattr(profile, "time", clockwork)
+    encoder = Encoder(clockwork)
+    first = FirstModule(encoder)
+    clock = profile.Clock()
+    clock.watch_encoders([encoder, first])
+    with torch.no_grad():
+        encoder(torch.ones(1, 4))  # BERTScore's pass
+        first(torch.ones(1, 4))  # Sem-F1's pass through the sentence model
+    assert clockwork.now == 2.0
+    assert clock.seconds["encoder"] == 2.0  # two passes of one second, each timed once
+    assert clock.flops == 2 * (2.0 * 4 * 4)  # each linear call counted once
+    for handle in clock.handles:
+        handle.remove()
