@@ -10,7 +10,6 @@ import importlib.util
 import sys
 
 import pytest
-
 from helpers import REPO
 
 torch = pytest.importorskip("torch")
@@ -19,7 +18,8 @@ torch = pytest.importorskip("torch")
 def _profile_module():
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
-        spec = importlib.util.spec_from_file_location("scorer_profile_under_test", REPO / "benchmarks" / "scorer_profile.py")
+        path = REPO / "benchmarks" / "scorer_profile.py"
+        spec = importlib.util.spec_from_file_location("scorer_profile_under_test", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module

@@ -51,8 +51,52 @@ print("batch", seen[0], "main", torch.get_num_threads(), "new thread", later[0])
 def test_a_batch_on_one_thread_leaves_the_process_default_alone():
     environment = {**os.environ, "OMP_NUM_THREADS": "2", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], env=environment, capture_output=True, text=True, timeout=120, cwd=ROOT
+        [sys.executable, "-c", _SCRIPT],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     # the batch ran on the one free core; the main thread and a new thread keep torch's 2
     assert done.stdout.strip().splitlines()[-1] == "batch 1 main 2 new thread 2"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ValueError("unparsable /proc/stat"),
+        NotImplementedError("cpu_times"),
+        ImportError("No module named 'psutil'"),
+    ],
+)
+def test_any_failure_to_read_the_cpu_times_leaves_the_batch_to_score(error, caplog):
+    """The thread count moves the speed only, never a score (threads.py): a reading that fails in a
+    way other than OSError or psutil.Error (psutil missing from a broken install, a /proc line it
+    cannot parse, a platform it does not support) must not fail the batch, and so every sample."""
+    import threading
+
+    import torch
+
+    from narrative_infill.scorers.metrics.threads import CpuReading, ThreadBudget
+
+    def unreadable() -> CpuReading:
+        raise error
+
+    budget = ThreadBudget(reader=unreadable, cores=2)
+    seen: list[object] = []
+
+    def run() -> None:
+        try:
+            with budget.batch() as threads:
+                seen.append(threads)
+        except BaseException as err:  # the test's own report of what escaped
+            seen.append(err)
+
+    with caplog.at_level("WARNING"):
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    assert seen == [torch.get_num_threads()]
+    assert any("CPU times unreadable" in record.getMessage() for record in caplog.records)
