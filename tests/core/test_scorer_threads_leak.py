@@ -100,3 +100,41 @@ def test_any_failure_to_read_the_cpu_times_leaves_the_batch_to_score(error, capl
         worker.join()
     assert seen == [torch.get_num_threads()]
     assert any("CPU times unreadable" in record.getMessage() for record in caplog.records)
+
+
+def test_cores_outside_the_process_affinity_do_not_count_against_it(monkeypatch):
+    """``taskset -c 0,1 inspect eval`` on a 4-core machine (or a container given cores 0-1 of a
+    bigger host, where /proc/stat still shows every core): other processes busy on cores 2 and 3
+    leave cores 0 and 1, the only ones torch can use, free. Read machine-wide, their busy time was
+    set against the process's 2 cores and the scorer ran on one thread however idle its cores."""
+    import os
+    from types import SimpleNamespace
+
+    import psutil
+
+    from narrative_infill.scorers.metrics import threads as threads_module
+
+    def core(busy: float) -> SimpleNamespace:
+        return SimpleNamespace(user=busy, system=0.0, nice=0.0, irq=0.0, softirq=0.0, steal=0.0, idle=0.0)
+
+    moment = {"at": 0.0}
+
+    def cpu_times(percpu: bool = False):
+        # cores 0-1 idle; cores 2-3 busy the whole time, by other processes
+        cores = [core(0.0), core(0.0), core(moment["at"]), core(moment["at"])]
+        if percpu:
+            return cores
+        return core(sum(c.user for c in cores))
+
+    class Process:
+        def cpu_times(self):
+            return SimpleNamespace(user=0.0, system=0.0)
+
+    monkeypatch.setattr(psutil, "cpu_times", cpu_times)
+    monkeypatch.setattr(psutil, "Process", Process)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(threads_module.time, "monotonic", lambda: moment["at"])
+    before = threads_module.read_cpu()
+    moment["at"] = 1.0
+    after = threads_module.read_cpu()
+    assert threads_module.free_cores(before, after, threads_module._cores_available()) == 2.0

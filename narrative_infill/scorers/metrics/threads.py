@@ -36,13 +36,33 @@ class CpuReading:
 
 
 def read_cpu() -> CpuReading:
+    """Busy time of the cores this process may run on only (``taskset``, a container's cpuset:
+    /proc/stat shows every core of the host, and work on the others leaves these free)."""
     import psutil
 
-    machine = psutil.cpu_times()
+    allowed = _affinity()
+    per_core = psutil.cpu_times(percpu=True) if allowed is not None else []
+    if allowed and max(allowed) < len(per_core):
+        busy = sum(_busy(times) for core, times in enumerate(per_core) if core in allowed)
+    else:  # not Linux, or per-core times that cannot be matched to core numbers: every core
+        busy = _busy(psutil.cpu_times())
     own = psutil.Process().cpu_times()
-    busy = machine.user + machine.system + getattr(machine, "nice", 0.0) + getattr(machine, "irq", 0.0)
-    busy += getattr(machine, "softirq", 0.0) + getattr(machine, "steal", 0.0)
     return CpuReading(time.monotonic(), busy, own.user + own.system)
+
+
+def _busy(times) -> float:
+    busy = times.user + times.system + getattr(times, "nice", 0.0) + getattr(times, "irq", 0.0)
+    return busy + getattr(times, "softirq", 0.0) + getattr(times, "steal", 0.0)
+
+
+def _affinity() -> set[int] | None:
+    """The cores this process may run on; None where that cannot be asked (not Linux)."""
+    import os
+
+    try:
+        return os.sched_getaffinity(0)
+    except AttributeError:
+        return None
 
 
 def free_cores(before: CpuReading, after: CpuReading, cores: int) -> float:
