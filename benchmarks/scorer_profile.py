@@ -192,11 +192,24 @@ def one_round(batches: list[list[tuple[str, str]]], backbones, clock: Clock) -> 
     return wall, parts, clock.flops
 
 
+def positive(text: str) -> int:
+    """argparse's type for a count of at least one."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def gflops(flops: float, seconds: float) -> str:
+    """GFLOP/s, or ``n/a`` where the encoder ran no pass (every answer of the round empty)."""
+    return f"{flops / seconds / 1e9:.1f}" if seconds > 0 else "n/a"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=512, help="pairs scored per round")
-    parser.add_argument("--batch", type=int, default=64, help="pairs per score_pairs call")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per thread count, alternating")
+    parser.add_argument("--n", type=positive, default=512, help="pairs scored per round")
+    parser.add_argument("--batch", type=positive, default=64, help="pairs per score_pairs call")
+    parser.add_argument("--rounds", type=positive, default=3, help="rounds per thread count, alternating")
     parser.add_argument("--busy", type=int, default=0, help="other processes spinning on a core each")
     parser.add_argument("--backbone", default="auto", choices=["auto", "paper", "minilm"])
     args = parser.parse_args()
@@ -224,7 +237,7 @@ def main() -> None:
                     peak = matmul_gflops(shape)
                     results[threads].append((wall, parts, flops, peak))
                     print(f"  round {round_number}, {threads} thread(s): {args.n / wall:.1f} pairs/s, "
-                          f"encoder {flops / parts['encoder'] / 1e9:.1f} GFLOP/s, matmul {peak:.1f} "
+                          f"encoder {gflops(flops, parts['encoder'])} GFLOP/s, matmul {peak:.1f} "
                           f"GFLOP/s  (load {load_average()})", flush=True)  # fmt: skip
         finally:
             torch.set_num_threads(threads_before)
@@ -234,18 +247,23 @@ def main() -> None:
         runs = results[threads]
         wall = statistics.median(run[0] for run in runs)
         per_pair = {part: statistics.median(run[1][part] for run in runs) / args.n * 1000 for part in PARTS}
-        encoder_rate = statistics.median(run[2] / run[1]["encoder"] / 1e9 for run in runs)
+        timed = [run[2] / run[1]["encoder"] / 1e9 for run in runs if run[1]["encoder"] > 0]
+        encoder_rate = statistics.median(timed) if timed else None
         peak = statistics.median(run[3] for run in runs)
         rates[threads] = (args.n / wall, per_pair)
         print(f"{threads} thread(s): {args.n / wall:.1f} pairs/s; ms a pair: "
               + ", ".join(f"{part} {per_pair[part]:.1f}" for part in PARTS)
-              + f"; encoder linear layers {encoder_rate:.1f} GFLOP/s against a plain matmul's {peak:.1f} "
-              f"({encoder_rate / peak:.0%})")  # fmt: skip
+              + (f"; encoder linear layers {encoder_rate:.1f} GFLOP/s against a plain matmul's {peak:.1f} "
+                 f"({encoder_rate / peak:.0%})" if encoder_rate is not None else
+                 "; the encoder ran no pass (every answer empty): its GFLOP/s are not measured"))  # fmt: skip
     one, two = rates[1], rates[2]
     gil_ms = two[1]["lexical"] + two[1]["rest"]
-    encoder_scaling = one[1]["encoder"] / two[1]["encoder"]
-    print(f"1 -> 2 threads: whole x{two[0] / one[0]:.2f}, the encoder x{encoder_scaling:.2f}; the "
-          f"GIL-holding parts ({gil_ms:.1f} ms a pair) cap the rate at {1000 / gil_ms:.0f} pairs/s however "
+    encoder_scaling = (
+        f"x{one[1]['encoder'] / two[1]['encoder']:.2f}" if two[1]["encoder"] > 0 else "not measured"
+    )
+    cap = f"{1000 / gil_ms:.0f} pairs/s" if gil_ms > 0 else "no rate (they took no time)"
+    print(f"1 -> 2 threads: whole x{two[0] / one[0]:.2f}, the encoder {encoder_scaling}; the "
+          f"GIL-holding parts ({gil_ms:.1f} ms a pair) cap the rate at {cap} however "
           f"fast the encoder (a projection)")  # fmt: skip
     print(f"load {load_average()}, peak RSS {peak_rss_mb():.0f} MB")
     print(f"ratio={two[0] / one[0]:.3f}")

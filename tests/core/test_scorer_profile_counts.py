@@ -75,3 +75,47 @@ def test_a_pass_through_both_hooked_modules_is_timed_once(monkeypatch):
     assert clock.flops == 2 * (2.0 * 4 * 4)  # each linear call counted once
     for handle in clock.handles:
         handle.remove()
+
+
+def _run_main(profile, monkeypatch, capsys, *argv: str) -> str:
+    monkeypatch.setattr(sys, "argv", ["scorer_profile.py", *argv])
+    profile.main()
+    return capsys.readouterr().out
+
+
+def test_no_sizes_below_one(monkeypatch, capsys):
+    """``--n 0`` divided the FLOPs by no encoder time, ``--rounds 0`` took the median of nothing and
+    ``--batch 0`` cut the pairs in steps of 0: each a traceback, not a usage message."""
+    profile = _profile_module()
+    for option in ("--n", "--batch", "--rounds"):
+        with pytest.raises(SystemExit) as stopped:
+            _run_main(profile, monkeypatch, capsys, option, "0")
+        assert stopped.value.code == 2, option
+
+
+def test_pairs_the_encoder_never_sees_give_a_report_not_a_traceback(monkeypatch, capsys):
+    """Answers that extract to nothing (a model that never answered, the first rows of an output
+    file) are scored without an encoder pass: the encoder's time is 0 and its GFLOP/s and scaling
+    are not measured, which the report says instead of dividing by zero."""
+    from contextlib import contextmanager
+
+    from narrative_infill.scorers.metrics import loading, pairs
+
+    profile = _profile_module()
+    monkeypatch.setattr(profile, "scored_pairs", lambda n: [("", "A gold.")] * n)
+    monkeypatch.setattr(pairs, "resolve_backbones", lambda backbone: None)
+    monkeypatch.setattr(loading, "wait_loaded", lambda backbones: None)
+
+    @contextmanager
+    def instrumented(backbones):
+        yield profile.Clock(), (4, 4)
+
+    monkeypatch.setattr(profile, "instrumented", instrumented)
+    monkeypatch.setattr(
+        profile,
+        "one_round",
+        lambda batches, backbones, clock: (0.01, {"encoder": 0.0, "lexical": 0.0, "rest": 0.01}, 0.0),
+    )
+    monkeypatch.setattr(profile, "matmul_gflops", lambda shape: 10.0)
+    out = _run_main(profile, monkeypatch, capsys, "--n", "1", "--batch", "1", "--rounds", "1")
+    assert out.splitlines()[-1] == "ratio=1.000"
