@@ -138,3 +138,31 @@ def test_cores_outside_the_process_affinity_do_not_count_against_it(monkeypatch)
     moment["at"] = 1.0
     after = threads_module.read_cpu()
     assert threads_module.free_cores(before, after, threads_module._cores_available()) == 2.0
+
+
+def test_a_torch_without_openmp_keeps_its_setting(monkeypatch):
+    """With torch's native thread pool (or TBB) the intra-op count is one for the whole process, and
+    the native pool takes only the first ``set_num_threads`` (later ones warn and change nothing):
+    a budget that chose one thread at the warm-up, while the machine was busy, would hold every
+    later batch to one. Only an OpenMP torch has the per-thread setting the budget relies on."""
+    import torch
+
+    from narrative_infill.scorers.metrics import threads as threads_module
+    from narrative_infill.scorers.metrics.threads import CpuReading, ThreadBudget
+
+    info = torch.__config__.parallel_info().replace(
+        "ATen parallel backend: OpenMP", "ATen parallel backend: native thread pool"
+    )
+    monkeypatch.setattr(torch.__config__, "parallel_info", lambda: info)
+    threads_module._per_thread_setting.cache_clear()  # read once per process: read the patched one
+    calls: list[int] = []
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    monkeypatch.setattr(threads_module.time, "sleep", lambda seconds: None)
+    busy = [CpuReading(0.0, 0.0, 0.0), CpuReading(1.0, 64.0, 0.0)]
+    budget = ThreadBudget(reader=lambda: busy.pop(0), cores=2)
+    try:
+        with budget.batch() as threads:
+            assert threads == torch.get_num_threads()
+    finally:
+        threads_module._per_thread_setting.cache_clear()
+    assert calls == []

@@ -15,6 +15,7 @@ library chooses a thread count from the machine's load, so this is written here.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -113,6 +114,8 @@ class ThreadBudget:
         failure here may fail a batch."""
         import torch
 
+        if not _per_thread_setting():
+            return torch.get_num_threads()
         try:
             threads = self.threads()
         except Exception as err:  # noqa: BLE001 - see the docstring
@@ -141,6 +144,20 @@ class ThreadBudget:
             restore = self._most if self._most is not None else before
             if torch.get_num_threads() != restore:
                 torch.set_num_threads(restore)
+
+
+@functools.cache
+def _per_thread_setting() -> bool:
+    """Whether torch's intra-op count is per thread (OpenMP, torch's default build). With the native
+    pool or TBB it is one for the whole process, and the native pool takes only the first
+    ``set_num_threads``: a choice made while the machine was busy would hold every later batch,
+    so there torch keeps its own setting (said once)."""
+    import torch
+
+    openmp = "ATen parallel backend: OpenMP" in torch.__config__.parallel_info()
+    if not openmp:
+        logger.info("scorer threads: torch's parallel backend is not OpenMP; torch keeps its own setting")
+    return openmp
 
 
 def _cores_available() -> int:
