@@ -133,18 +133,18 @@ def instrumented(backbones) -> Iterator[tuple[Clock, tuple[int, int]]]:
 
     clock = Clock()
     lexical = {name: getattr(pairs, name) for name in ("rouge1_f1", "meteor", "chrf")}
-    for name, function in lexical.items():
-        setattr(pairs, name, clock.timed("lexical", function))
-    _, bert_encoder, _ = embedding._bertscore_encoder(
-        backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
-    )
-    # BERTScore calls its encoder; sentence-transformers calls its first module, which runs the
-    # encoder's forward (without the encoder's hooks from version 6; through them before, when
-    # the Clock times only the outer pass).
-    encoders = [bert_encoder, embedding._sentence_model(backbones.semf1_model)[0]]
-    clock.watch_encoders(encoders)
-    largest = max(clock.linear_layers(encoders), key=lambda m: m.in_features * m.out_features)
-    try:
+    try:  # undone however the setting up ends, too
+        for name, function in lexical.items():
+            setattr(pairs, name, clock.timed("lexical", function))
+        _, bert_encoder, _ = embedding._bertscore_encoder(
+            backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
+        )
+        # BERTScore calls its encoder; sentence-transformers calls its first module, which runs the
+        # encoder's forward (without the encoder's hooks from version 6; through them before, when
+        # the Clock times only the outer pass).
+        encoders = [bert_encoder, embedding._sentence_model(backbones.semf1_model)[0]]
+        clock.watch_encoders(encoders)
+        largest = max(clock.linear_layers(encoders), key=lambda m: m.in_features * m.out_features)
         yield clock, (largest.in_features, largest.out_features)
     finally:
         for name, function in lexical.items():

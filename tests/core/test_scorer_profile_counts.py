@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
 
 import pytest
 from helpers import REPO
@@ -119,3 +120,21 @@ def test_pairs_the_encoder_never_sees_give_a_report_not_a_traceback(monkeypatch,
     monkeypatch.setattr(profile, "matmul_gflops", lambda shape: 10.0)
     out = _run_main(profile, monkeypatch, capsys, "--n", "1", "--batch", "1", "--rounds", "1")
     assert out.splitlines()[-1] == "ratio=1.000"
+
+
+def test_a_failure_while_instrumenting_leaves_the_library_as_it_was(monkeypatch):
+    """.ci/smoke_together.py runs the next benchmarks in this process: if setting the hooks up fails
+    (an encoder the profile cannot read, no linear layer to compare with), the lexical metrics must
+    not stay wrapped and no hook may stay on an encoder."""
+    from narrative_infill.scorers.metrics import embedding, pairs
+
+    profile = _profile_module()
+    before = {name: getattr(pairs, name) for name in ("rouge1_f1", "meteor", "chrf")}
+    encoder = torch.nn.Sequential(torch.nn.ReLU())  # no linear layer: max() of nothing
+    monkeypatch.setattr(embedding, "_bertscore_encoder", lambda *args: (None, encoder, "cpu"))
+    monkeypatch.setattr(embedding, "_sentence_model", lambda model: [torch.nn.Sequential(torch.nn.ReLU())])
+    backbones = types.SimpleNamespace(bertscore_model="m", bertscore_layer=1, semf1_model="m")
+    with pytest.raises(ValueError), profile.instrumented(backbones):
+        pass
+    assert {name: getattr(pairs, name) for name in before} == before
+    assert not encoder._forward_hooks and not encoder._forward_pre_hooks
