@@ -78,6 +78,7 @@ class Clock:
     def reset(self) -> None:
         self.seconds = dict.fromkeys(PARTS, 0.0)
         self.flops = 0.0
+        self._depth, self._entered = 0, 0.0  # encoder passes under way; when the outermost began
 
     def timed(self, part: str, function: Callable) -> Callable:
         def wrapper(*args, **kwargs):
@@ -92,10 +93,9 @@ class Clock:
     def watch_encoders(self, encoders: list) -> None:
         """Time each of ``encoders``' forward passes and count their linear layers' multiply-adds."""
         for encoder in encoders:
-            started: list[float] = []
             self.handles += [
-                encoder.register_forward_pre_hook(lambda _m, _a, s=started: s.append(time.perf_counter())),
-                encoder.register_forward_hook(lambda _m, _a, _o, s=started: self._stop(s)),
+                encoder.register_forward_pre_hook(self._enter),
+                encoder.register_forward_hook(self._leave, always_call=True),
             ]
         for layer in self.linear_layers(encoders):
             self.handles.append(layer.register_forward_hook(self._count_linear))
@@ -108,8 +108,18 @@ class Clock:
         found = {id(m): m for e in encoders for m in e.modules() if isinstance(m, torch.nn.Linear)}
         return list(found.values())
 
-    def _stop(self, started: list[float]) -> None:
-        self.seconds["encoder"] += time.perf_counter() - started.pop()
+    def _enter(self, _module, _args) -> None:
+        """Only the outermost of nested hooked passes is timed: sentence-transformers 3-5's first
+        module calls the encoder through its hooks, and under the MiniLM fallback BERTScore's encoder
+        is that same encoder, so one Sem-F1 pass would otherwise be timed twice."""
+        if self._depth == 0:
+            self._entered = time.perf_counter()
+        self._depth += 1
+
+    def _leave(self, _module, _args, _output) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds["encoder"] += time.perf_counter() - self._entered
 
     def _count_linear(self, layer, args, output) -> None:
         self.flops += 2.0 * args[0].numel() * layer.out_features
@@ -123,17 +133,18 @@ def instrumented(backbones) -> Iterator[tuple[Clock, tuple[int, int]]]:
 
     clock = Clock()
     lexical = {name: getattr(pairs, name) for name in ("rouge1_f1", "meteor", "chrf")}
-    for name, function in lexical.items():
-        setattr(pairs, name, clock.timed("lexical", function))
-    _, bert_encoder, _ = embedding._bertscore_encoder(
-        backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
-    )
-    # BERTScore calls its encoder; sentence-transformers calls its first module, which runs the
-    # encoder's forward without the encoder's hooks (so the two never count one pass twice).
-    encoders = [bert_encoder, embedding._sentence_model(backbones.semf1_model)[0]]
-    clock.watch_encoders(encoders)
-    largest = max(clock.linear_layers(encoders), key=lambda m: m.in_features * m.out_features)
-    try:
+    try:  # undone however the setting up ends, too
+        for name, function in lexical.items():
+            setattr(pairs, name, clock.timed("lexical", function))
+        _, bert_encoder, _ = embedding._bertscore_encoder(
+            backbones.bertscore_model, backbones.bertscore_layer, backbones.semf1_model
+        )
+        # BERTScore calls its encoder; sentence-transformers calls its first module, which runs the
+        # encoder's forward (without the encoder's hooks from version 6; through them before, when
+        # the Clock times only the outer pass).
+        encoders = [bert_encoder, embedding._sentence_model(backbones.semf1_model)[0]]
+        clock.watch_encoders(encoders)
+        largest = max(clock.linear_layers(encoders), key=lambda m: m.in_features * m.out_features)
         yield clock, (largest.in_features, largest.out_features)
     finally:
         for name, function in lexical.items():
@@ -181,11 +192,24 @@ def one_round(batches: list[list[tuple[str, str]]], backbones, clock: Clock) -> 
     return wall, parts, clock.flops
 
 
+def positive(text: str) -> int:
+    """argparse's type for a count of at least one."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def gflops(flops: float, seconds: float) -> str:
+    """GFLOP/s, or ``n/a`` where the encoder ran no pass (every answer of the round empty)."""
+    return f"{flops / seconds / 1e9:.1f}" if seconds > 0 else "n/a"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=512, help="pairs scored per round")
-    parser.add_argument("--batch", type=int, default=64, help="pairs per score_pairs call")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per thread count, alternating")
+    parser.add_argument("--n", type=positive, default=512, help="pairs scored per round")
+    parser.add_argument("--batch", type=positive, default=64, help="pairs per score_pairs call")
+    parser.add_argument("--rounds", type=positive, default=3, help="rounds per thread count, alternating")
     parser.add_argument("--busy", type=int, default=0, help="other processes spinning on a core each")
     parser.add_argument("--backbone", default="auto", choices=["auto", "paper", "minilm"])
     args = parser.parse_args()
@@ -213,7 +237,7 @@ def main() -> None:
                     peak = matmul_gflops(shape)
                     results[threads].append((wall, parts, flops, peak))
                     print(f"  round {round_number}, {threads} thread(s): {args.n / wall:.1f} pairs/s, "
-                          f"encoder {flops / parts['encoder'] / 1e9:.1f} GFLOP/s, matmul {peak:.1f} "
+                          f"encoder {gflops(flops, parts['encoder'])} GFLOP/s, matmul {peak:.1f} "
                           f"GFLOP/s  (load {load_average()})", flush=True)  # fmt: skip
         finally:
             torch.set_num_threads(threads_before)
@@ -223,18 +247,23 @@ def main() -> None:
         runs = results[threads]
         wall = statistics.median(run[0] for run in runs)
         per_pair = {part: statistics.median(run[1][part] for run in runs) / args.n * 1000 for part in PARTS}
-        encoder_rate = statistics.median(run[2] / run[1]["encoder"] / 1e9 for run in runs)
+        timed = [run[2] / run[1]["encoder"] / 1e9 for run in runs if run[1]["encoder"] > 0]
+        encoder_rate = statistics.median(timed) if timed else None
         peak = statistics.median(run[3] for run in runs)
         rates[threads] = (args.n / wall, per_pair)
         print(f"{threads} thread(s): {args.n / wall:.1f} pairs/s; ms a pair: "
               + ", ".join(f"{part} {per_pair[part]:.1f}" for part in PARTS)
-              + f"; encoder linear layers {encoder_rate:.1f} GFLOP/s against a plain matmul's {peak:.1f} "
-              f"({encoder_rate / peak:.0%})")  # fmt: skip
+              + (f"; encoder linear layers {encoder_rate:.1f} GFLOP/s against a plain matmul's {peak:.1f} "
+                 f"({encoder_rate / peak:.0%})" if encoder_rate is not None else
+                 "; the encoder ran no pass (every answer empty): its GFLOP/s are not measured"))  # fmt: skip
     one, two = rates[1], rates[2]
     gil_ms = two[1]["lexical"] + two[1]["rest"]
-    encoder_scaling = one[1]["encoder"] / two[1]["encoder"]
-    print(f"1 -> 2 threads: whole x{two[0] / one[0]:.2f}, the encoder x{encoder_scaling:.2f}; the "
-          f"GIL-holding parts ({gil_ms:.1f} ms a pair) cap the rate at {1000 / gil_ms:.0f} pairs/s however "
+    encoder_scaling = (
+        f"x{one[1]['encoder'] / two[1]['encoder']:.2f}" if two[1]["encoder"] > 0 else "not measured"
+    )
+    cap = f"{1000 / gil_ms:.0f} pairs/s" if gil_ms > 0 else "no rate (they took no time)"
+    print(f"1 -> 2 threads: whole x{two[0] / one[0]:.2f}, the encoder {encoder_scaling}; the "
+          f"GIL-holding parts ({gil_ms:.1f} ms a pair) cap the rate at {cap} however "
           f"fast the encoder (a projection)")  # fmt: skip
     print(f"load {load_average()}, peak RSS {peak_rss_mb():.0f} MB")
     print(f"ratio={two[0] / one[0]:.3f}")

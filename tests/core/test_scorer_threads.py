@@ -4,6 +4,7 @@ the README's demo eval (llama.cpp generating on the same CPU) a single pair took
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -37,8 +38,8 @@ def _budget_in_thread(budget: ThreadBudget, calls: int) -> list[tuple[int, int]]
 
     def run() -> None:
         for _ in range(calls):
-            chosen = budget.apply()
-            seen.append((chosen, torch.get_num_threads()))
+            with budget.batch() as chosen:  # apply() alone would leave torch's default changed
+                seen.append((chosen, torch.get_num_threads()))
 
     worker = threading.Thread(target=run)
     worker.start()
@@ -73,7 +74,9 @@ def test_a_process_spinning_on_a_core_is_read_as_busy():
     """The real reading: another process spinning on one core for the interval leaves at most
     ``cores - 0.5`` free (the spinner holds one core whole unless the machine is overloaded, which
     leaves even less)."""
-    spinner = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 5\nwhile time.time() < end: pass"])
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.time() + 5\nwhile time.time() < end: pass"]
+    )
     try:
         import time
 
@@ -96,9 +99,11 @@ def test_the_scorer_sets_the_threads_before_each_batch(monkeypatch):
     events: list[str] = []
 
     class Recorder:
-        def apply(self) -> int:
+        @contextlib.contextmanager
+        def batch(self):
             events.append("threads")
-            return 1
+            yield 1
+            events.append("restored")
 
     def fake_score_pairs(predictions, references, backbones, **options):
         events.append(f"scored {len(predictions)}")
@@ -110,7 +115,16 @@ def test_the_scorer_sets_the_threads_before_each_batch(monkeypatch):
     batcher, _ = scorer._batcher.__wrapped__("minilm", None, None, None, 64, None)
     batcher._score_batch([("an answer", "a gold"), ("another", "gold")])
     batcher._score_batch([("a third", "gold")])
-    assert events == ["loaded", "threads", "scored 2", "loaded", "threads", "scored 1"]
+    assert events == [
+        "loaded",
+        "threads",
+        "scored 2",
+        "restored",
+        "loaded",
+        "threads",
+        "scored 1",
+        "restored",
+    ]
 
 
 def test_unreadable_cpu_times_leave_torchs_setting_with_one_warning(caplog):

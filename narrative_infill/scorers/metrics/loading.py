@@ -62,8 +62,8 @@ def _load(backbones: Backbones, future: Future[None]) -> None:
 
     try:
         with _loading:
-            budget.apply()  # the warm-up pass runs beside the first samples' generation
-            pairs.score_pairs(["A warm-up answer."], ["A warm-up gold span."], backbones, use_cache=False)
+            with budget.batch():  # the warm-up pass runs beside the first samples' generation
+                pairs.score_pairs(["A warm-up answer."], ["A warm-up gold span."], backbones, use_cache=False)
             reuse.story_reuse("A warm-up answer.", "A warm-up story. ______ It ends.")
     except BaseException as err:
         future.set_exception(err)

@@ -44,14 +44,14 @@ def _batcher(
 
     def score_batch(pairs: list[tuple[str, str]]):
         wait_loaded(backbones)  # loading since the first sample started (the tasks' setup step)
-        budget.apply()  # the cores the model's generation leaves free
-        results = score_pairs(
-            [p for p, _ in pairs],
-            [r for _, r in pairs],
-            backbones,
-            batch_size=batch_size,
-            cache_dir=cache_dir,
-        )
+        with budget.batch():  # the cores the model's generation leaves free
+            results = score_pairs(
+                [p for p, _ in pairs],
+                [r for _, r in pairs],
+                backbones,
+                batch_size=batch_size,
+                cache_dir=cache_dir,
+            )
         return [(result, signature) for result in results]
 
     return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH), backbones

@@ -15,10 +15,12 @@ library chooses a thread count from the machine's load, so this is written here.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -35,13 +37,33 @@ class CpuReading:
 
 
 def read_cpu() -> CpuReading:
+    """Busy time of the cores this process may run on only (``taskset``, a container's cpuset:
+    /proc/stat shows every core of the host, and work on the others leaves these free)."""
     import psutil
 
-    machine = psutil.cpu_times()
+    allowed = _affinity()
+    per_core = psutil.cpu_times(percpu=True) if allowed is not None else []
+    if allowed and max(allowed) < len(per_core):
+        busy = sum(_busy(times) for core, times in enumerate(per_core) if core in allowed)
+    else:  # not Linux, or per-core times that cannot be matched to core numbers: every core
+        busy = _busy(psutil.cpu_times())
     own = psutil.Process().cpu_times()
-    busy = machine.user + machine.system + getattr(machine, "nice", 0.0) + getattr(machine, "irq", 0.0)
-    busy += getattr(machine, "softirq", 0.0) + getattr(machine, "steal", 0.0)
     return CpuReading(time.monotonic(), busy, own.user + own.system)
+
+
+def _busy(times) -> float:
+    busy = times.user + times.system + getattr(times, "nice", 0.0) + getattr(times, "irq", 0.0)
+    return busy + getattr(times, "softirq", 0.0) + getattr(times, "steal", 0.0)
+
+
+def _affinity() -> set[int] | None:
+    """The cores this process may run on; None where that cannot be asked (not Linux)."""
+    import os
+
+    try:
+        return os.sched_getaffinity(0)
+    except AttributeError:
+        return None
 
 
 def free_cores(before: CpuReading, after: CpuReading, cores: int) -> float:
@@ -87,14 +109,16 @@ class ThreadBudget:
 
     def apply(self) -> int:
         """Give torch the threads for the next batch; the number given. Where the CPU times cannot
-        be read (no /proc in a sandbox), torch keeps its setting, with one warning: the thread count
-        moves the speed only, never a score."""
-        import psutil
+        be read (no /proc in a sandbox, psutil missing or failing in any other way), torch keeps
+        its setting, with one warning: the thread count moves the speed only, never a score, so no
+        failure here may fail a batch."""
         import torch
 
+        if not _per_thread_setting():
+            return torch.get_num_threads()
         try:
             threads = self.threads()
-        except (OSError, psutil.Error) as err:
+        except Exception as err:  # noqa: BLE001 - see the docstring
             if not self._warned:
                 self._warned = True
                 kept = torch.get_num_threads()
@@ -103,6 +127,37 @@ class ThreadBudget:
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         return threads
+
+    @contextmanager
+    def batch(self) -> Iterator[int]:
+        """``apply`` for the block, then torch's own setting back: with OpenMP,
+        ``torch.set_num_threads`` in one thread also sets the count that every thread not yet using
+        torch starts with (the main thread included), so a batch's choice would otherwise become
+        the whole process's."""
+        import torch
+
+        before = torch.get_num_threads()
+        threads = self.apply()
+        try:
+            yield threads
+        finally:
+            restore = self._most if self._most is not None else before
+            if torch.get_num_threads() != restore:
+                torch.set_num_threads(restore)
+
+
+@functools.cache
+def _per_thread_setting() -> bool:
+    """Whether torch's intra-op count is per thread (OpenMP, torch's default build). With the native
+    pool or TBB it is one for the whole process, and the native pool takes only the first
+    ``set_num_threads``: a choice made while the machine was busy would hold every later batch,
+    so there torch keeps its own setting (said once)."""
+    import torch
+
+    openmp = "ATen parallel backend: OpenMP" in torch.__config__.parallel_info()
+    if not openmp:
+        logger.info("scorer threads: torch's parallel backend is not OpenMP; torch keeps its own setting")
+    return openmp
 
 
 def _cores_available() -> int:
@@ -114,6 +169,7 @@ def _cores_available() -> int:
         return os.cpu_count() or 1
 
 
-#: one budget per process (the readings are the process's); ``apply`` sets the calling thread's
-#: torch threads (with OpenMP, torch's default, each thread has its own setting)
+#: one budget per process (the readings are the process's); ``batch`` sets the calling thread's
+#: torch threads for a batch (with OpenMP, torch's default, each thread has its own setting once it
+#: has used torch) and puts torch's setting back after it
 budget = ThreadBudget()
