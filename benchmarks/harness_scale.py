@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import resource
 import statistics
@@ -171,7 +172,7 @@ def main() -> None:
     for side, name in zip("ABC", ("A (metrics on)", "B (--no-score)", "C (plain client)")):
         rate, fixed = marginal(sizes, medians[side])
         print(f"{name}: marginal rate {rate:.1f} samples/s, fixed cost {fixed:.1f} s")
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     for side in "AB":
         (n1, n2), (c1, c2) = sizes, [statistics.median(cpu[side][n]) for n in sizes]
         per_sample = (c2 - c1) / (n2 - n1)
@@ -179,6 +180,9 @@ def main() -> None:
             print(f"{side}: CPU a sample not measurable at these sizes (the larger run used no more CPU)")
             continue
         rate, _ = marginal(sizes, medians[side])
+        if not math.isfinite(rate):
+            print(f"{side}: {per_sample * 1000:.1f} core-ms a sample; its rate not measurable at these sizes")
+            continue
         cap = cores / per_sample
         print(f"{side}: {per_sample * 1000:.1f} core-ms a sample at the margin, {c1 - n1 * per_sample:.1f} "
               f"CPU-s fixed; {cores} cores cap it at {cap:.0f} samples/s, it ran at "

@@ -11,6 +11,10 @@ on the cores that other processes did not use since the previous batch, at least
 torch's own setting (``OMP_NUM_THREADS`` or torch's default, read once): this process's own CPU
 time (the event loop, the scorer) does not count against it. psutil reads the CPU times; no
 library chooses a thread count from the machine's load, so this is written here.
+
+What it cannot see: a model that runs inside this process (Inspect's ``hf/`` provider) counts as
+the process's own time, so its cores look free, as they did before this budget; and a batch after a
+long quiet pause reads the average over the pause.
 """
 
 from __future__ import annotations
@@ -163,10 +167,8 @@ def _per_thread_setting() -> bool:
 def _cores_available() -> int:
     import os
 
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    allowed = _affinity()
+    return len(allowed) if allowed else os.cpu_count() or 1
 
 
 #: one budget per process (the readings are the process's); ``batch`` sets the calling thread's
