@@ -39,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from side_by_side import load_average
 from vllm_overhead import standin_server
 
+from narrative_infill.scorers.metrics.threads import usable_cores
+
 REPO = Path(__file__).resolve().parents[1]
 RESPONSES = REPO / ".." / "shared" / "data" / "extraction" / "responses.jsonl"
 CONNECTIONS = 32
@@ -172,7 +174,7 @@ def main() -> None:
     for side, name in zip("ABC", ("A (metrics on)", "B (--no-score)", "C (plain client)")):
         rate, fixed = marginal(sizes, medians[side])
         print(f"{name}: marginal rate {rate:.1f} samples/s, fixed cost {fixed:.1f} s")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = usable_cores()
     for side in "AB":
         (n1, n2), (c1, c2) = sizes, [statistics.median(cpu[side][n]) for n in sizes]
         per_sample = (c2 - c1) / (n2 - n1)

@@ -87,7 +87,7 @@ def test_a_process_spinning_on_a_core_is_read_as_busy():
     finally:
         spinner.kill()
         spinner.wait()
-    cores = threads_module._cores_available()
+    cores = threads_module.usable_cores()
     assert free_cores(before, after, cores) <= cores - 0.5
 
 

@@ -137,7 +137,7 @@ def test_cores_outside_the_process_affinity_do_not_count_against_it(monkeypatch)
     before = threads_module.read_cpu()
     moment["at"] = 1.0
     after = threads_module.read_cpu()
-    assert threads_module.free_cores(before, after, threads_module._cores_available()) == 2.0
+    assert threads_module.free_cores(before, after, threads_module.usable_cores()) == 2.0
 
 
 def test_a_torch_without_openmp_keeps_its_setting(monkeypatch):

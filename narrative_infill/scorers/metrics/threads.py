@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +37,7 @@ MIN_INTERVAL_S = 0.05
 @dataclass(frozen=True)
 class CpuReading:
     at: float  # monotonic seconds
-    machine_busy_s: float  # CPU seconds every process spent busy, all cores
+    machine_busy_s: float  # CPU seconds every process spent busy on the cores this one may use
     own_s: float  # CPU seconds this process spent, all threads
 
 
@@ -46,7 +47,7 @@ def read_cpu() -> CpuReading:
     import psutil
 
     allowed = _affinity()
-    per_core = psutil.cpu_times(percpu=True) if allowed is not None else []
+    per_core = psutil.cpu_times(percpu=True)
     if allowed and max(allowed) < len(per_core):
         busy = sum(_busy(times) for core, times in enumerate(per_core) if core in allowed)
     else:  # not Linux, or per-core times that cannot be matched to core numbers: every core
@@ -62,8 +63,6 @@ def _busy(times) -> float:
 
 def _affinity() -> set[int] | None:
     """The cores this process may run on; None where that cannot be asked (not Linux)."""
-    import os
-
     try:
         return os.sched_getaffinity(0)
     except AttributeError:
@@ -106,7 +105,7 @@ class ThreadBudget:
                 self._last, reading = reading, self._reader()
             elif self._threads is not None and reading.at - self._last.at < MIN_INTERVAL_S:
                 return self._threads
-            free = free_cores(self._last, reading, self._cores or _cores_available())
+            free = free_cores(self._last, reading, self._cores or usable_cores())
             self._last = reading
             self._threads = max(1, min(self._most, round(free)))
             return self._threads
@@ -164,9 +163,8 @@ def _per_thread_setting() -> bool:
     return openmp
 
 
-def _cores_available() -> int:
-    import os
-
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system tells it)."""
     allowed = _affinity()
     return len(allowed) if allowed else os.cpu_count() or 1
 
