@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...errors import OptionError
 from ...paper_protocol import PUBLISHED_INSTANCES
+from ..terminal import printable
 from .options import command, high_inclusive_option, output_option, passed
 
 
@@ -92,7 +93,7 @@ def _verify(args: argparse.Namespace) -> int:
         grader=args.grader,
     )
     stored = store(result, args.submission)
-    print("\n".join(result.lines()))
+    print(printable("\n".join(result.lines()), keep_newlines=True))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
     if not result.passed:
         return 1
