@@ -25,6 +25,8 @@ def _report(args: argparse.Namespace) -> int:
     report = write_report(
         args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
     )
+    for line in report.failed_rechecks:  # marked in report.md too
+        print(printable(line))
     if args.readme:
         update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
         print(f"{args.readme}: evaluation report section regenerated")
