@@ -20,7 +20,7 @@ from typing import Any
 from ...data.jsonl import iter_jsonl, read_utf8
 from ...errors import NarrativeInfillError
 from ...paper_protocol import SETTINGS, output_cap
-from ..names import checked_name
+from ..names import LookAlikes, checked_name
 from .importer import ImportedRow, write_imported
 
 _RESULTS = re.compile(r"^results_(?P<date>.+)\.json$")
@@ -319,6 +319,10 @@ def import_lm_eval(paths: list[str], log_dir: str, **options: Any) -> list[str]:
     tasks = find_tasks(paths)
     settings = [str(task.options.get("template")) for task in tasks]
     models = [model_name(task.results, task.results_file) for task in tasks]
+    names = LookAlikes()  # two runs whose model names print alike would be two rows that look like one
+    for task, model in zip(tasks, models):
+        if alike := names.problem(model, str(task.results_file)):
+            raise LmEvalImportError(f"{task.results_file}: model {alike}")
     repeated = {(m, s) for m, s in zip(models, settings) if list(zip(models, settings)).count((m, s)) > 1}
     if repeated:
         raise LmEvalImportError(
