@@ -86,16 +86,16 @@ def shared_string_xlsx(path, rows: int, response: str):
         archive.writestr(
             "xl/sharedStrings.xml", f'<sst xmlns="{MAIN}" uniqueCount="{len(texts)}">{strings}</sst>'
         )
-        archive.writestr(
-            "xl/worksheets/sheet1.xml", f'<worksheet xmlns="{MAIN}"><sheetData>{body}</sheetData></worksheet>'
-        )
+        dimension = f'<dimension ref="A1:{chr(65 + len(COLUMNS))}{rows + 1}"/>'  # as Excel writes it
+        sheet = f'<worksheet xmlns="{MAIN}">{dimension}<sheetData>{body}</sheetData></worksheet>'
+        archive.writestr("xl/worksheets/sheet1.xml", sheet)
     return path
 
 
 def test_an_xlsx_whose_shared_string_expands_past_the_bound_is_refused_before_it_is_read(tmp_path):
     """Failed before: every row passed (each cell under the field limit), the text past any file's
     bound. The file is under 1 MB: one 120,000-character string, referenced by every row."""
-    long = _words(24_000)[:120_000]
+    long = _words(40_000)[:120_000]
     path = shared_string_xlsx(tmp_path / "g.xlsx", MAX_EXPANDED_CHARS // len(long) + 2, long)
     assert path.stat().st_size < 2**20
     message = refused(read_generations, [str(path)])
