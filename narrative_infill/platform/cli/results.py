@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...errors import OptionError
 from ...paper_protocol import PUBLISHED_INSTANCES
+from ..terminal import printable
 from .options import command, high_inclusive_option, output_option, passed
 
 
@@ -24,6 +25,8 @@ def _report(args: argparse.Namespace) -> int:
     report = write_report(
         args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
     )
+    for line in report.failed_rechecks:  # marked in report.md too
+        print(printable(line))
     if args.readme:
         update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
         print(f"{args.readme}: evaluation report section regenerated")
@@ -92,7 +95,7 @@ def _verify(args: argparse.Namespace) -> int:
         grader=args.grader,
     )
     stored = store(result, args.submission)
-    print("\n".join(result.lines()))
+    print(printable("\n".join(result.lines()), keep_newlines=True))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
     if not result.passed:
         return 1

@@ -26,6 +26,7 @@ from ....paper_protocol import is_high, is_low
 from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
 from ....task_options import setting_name
+from ...names import checked_name
 from ..fluency import is_not_fluent
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
@@ -184,6 +185,8 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
     if not selected:
         raise SubmissionError(f"no successful log in {', '.join(map(str, paths))}")
     headers = {location: read_eval_log(location, header_only=True) for location in selected}
+    for location, header in headers.items():  # the name the board shows: one that renders as itself
+        checked_name(header.eval.model, f"{location}: field 'eval.model'", SubmissionError, as_written=True)
     models = {header.eval.model for header in headers.values()}
     if len(models) > 1:
         raise SubmissionError(
