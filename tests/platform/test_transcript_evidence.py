@@ -9,7 +9,10 @@ run of several epochs, a log made before the epoch was recorded, an import, a ba
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from statistics import fmean
 
@@ -323,24 +326,31 @@ def test_a_served_run_resumed_with_eval_retry_is_verified(standin, tmp_path, mon
     """The README's route (a llama.cpp server, here the stand-in) stopped by a dead server after five
     answers and completed by ``inspect eval-retry``: the retried log keeps the first run's samples."""
     from helpers import free_port
-    from inspect_ai import eval_retry
 
     from narrative_infill.platform.local.server import LocalModelServer
 
     folder, port = tmp_path / "logs", free_port()
-    options = {"max_retries": 1, "timeout": 30, "max_samples": 1, "log_dir": str(folder), "display": "none"}
+    options = {"max_retries": 1, "timeout": 30, "max_samples": 1, "display": "none"}
     monkeypatch.setenv("STANDIN_ANSWERS", "5")
     with LocalModelServer(standin, port=port) as server:
         for name, value in server.environment().items():
             monkeypatch.setenv(name, value)
-        task = infill_task("l2", data="demo", backbone="minilm")
-        [failed] = eval(task, model="llama-cpp-python/smollm2", **options)
+        args = {"data": "demo", "backbone": "minilm"}  # a registered task, which eval-retry finds again
+        [failed] = eval(
+            "narrative_infill/l2",
+            task_args=args,
+            model="llama-cpp-python/smollm2",
+            log_dir=str(folder),
+            **options,
+        )
     assert failed.status == "error"
     monkeypatch.setenv("STANDIN_ANSWERS", "all")
-    with LocalModelServer(standin, port=port) as server:
-        for name, value in server.environment().items():
-            monkeypatch.setenv(name, value)
-        [retried] = eval_retry(failed, **options)
-    assert retried.status == "success"
+    with LocalModelServer(standin, port=port) as again:  # a new key: Inspect's cached client has the old one
+        inspect = str(Path(sys.executable).parent / "inspect")
+        retry = [inspect, "eval-retry", str(failed.location), "--log-dir", str(folder), "--display", "none"]
+        env = {**os.environ, **again.environment()}
+        assert subprocess.run(retry, env=env, capture_output=True, text=True, timeout=900).returncode == 0
+    statuses = [read_eval_log(str(path), header_only=True).status for path in folder.glob("*.eval")]
+    assert sorted(statuses) == ["error", "success"]
     shutil.move(str(failed.location), tmp_path / "failed.eval")  # the board reads the retried run
     assert "verified: every claim" in _passes(folder, tmp_path, capsys, "demo")
