@@ -14,7 +14,8 @@ import pytest
 from helpers import free_port
 from honest_entries import BIN, CONSISTENT, VERIFIED, board, checked, counts, false_refusals
 
-pytestmark = [pytest.mark.local_server, pytest.mark.heavy]
+#: Both runs under ``serve`` took 13 minutes at a load of 18 on 2 cores (2026-12-07), past the default 900 s
+pytestmark = [pytest.mark.local_server, pytest.mark.heavy, pytest.mark.timeout(3600)]
 
 SEEDS = (1, 2)
 #: The README's command, with a seed and a log folder of its own
