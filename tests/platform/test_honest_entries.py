@@ -3,9 +3,9 @@
 verified, or "consistent with its logs" only for what cannot be checked here (issue 57: a false
 refusal is a defect like a false "verified"). The kinds: scripted mockllm entries, judged entries
 (a stand-in grader over HTTP, and a mockllm grader), an ``eval_retry`` of an interrupted run, and
-the paper's real outputs imported on the custom track. Every ``baseline/<rule>``:
-tests/platform/test_honest_baselines.py (slow tier); SmolLM2 through ``serve``:
-tests/platform/test_honest_local.py (local_server tier).
+the paper's real outputs imported on the custom track; the board over them is in the slow tier.
+Every ``baseline/<rule>``: tests/platform/test_honest_baselines.py (slow tier); SmolLM2 through
+``serve``: tests/platform/test_honest_local.py (local_server tier).
 
 Each test prints its kind's counts (verified / consistent / refused per step): ``-rP`` shows them,
 and a failure lists every false refusal with the message an entrant reads."""
@@ -166,6 +166,8 @@ def test_imported_outputs_are_not_refused_where_the_benchmark_data_is_readable(r
 
 
 @pytest.mark.shared
+# slow: the board scores every null rule on the entries' instances and reads their fluency (884 s at load 18)
+@pytest.mark.slow
 def test_one_board_verifies_every_honest_entry_beside_the_others(
     root, scripted_entries, judged, resumed, imported
 ):
