@@ -34,6 +34,9 @@ ANSWERED_BEFORE_THE_CUT = 7
 IMPORTED = {"model": "google/gemma-2-9b-it", "template_name": "fitb_l2", "template_id": 0}
 #: What ``verify`` cannot check here, offline: the imported problems against the hub's data
 NO_HUB = "problems and golds not compared with the data ("
+#: What ``verify`` says of every import: its outputs are the file's, no model call generated them
+#: in the log, so it is "consistent with its logs", never "verified" (a decision of issue 57)
+IMPORTED_OUTPUTS = "the outputs of l2 were imported"
 
 
 def gold_part(start: float, stop: float):
@@ -129,7 +132,7 @@ def imported(root) -> list[Outcome]:
     rows = [r for r in rows if all(r[key] == value for key, value in IMPORTED.items())]
     source = write_jsonl(root / "imported.jsonl", rows)
     assert main(["import", source, "-o", str(root / "logs" / "imported"), "--score", "metrics"]) == 0
-    return checked(root, "imported", "imported", track="custom", unreadable=(NO_HUB,))
+    return checked(root, "imported", "imported", track="custom", unreadable=(NO_HUB, IMPORTED_OUTPUTS))
 
 
 def test_scripted_mockllm_entries_are_verified(scripted_entries):
@@ -162,7 +165,10 @@ def test_imported_outputs_are_not_refused_where_the_benchmark_data_is_readable(r
         lambda data="hf", revision=None: real(str(BENCHMARK_CSV) if data == "hf" else data),
     )
     logs, submission = root / "logs" / "imported", root / "submissions" / "imported.json"
-    assert_honest([verify("imported", "imported", submission, logs, sample=SAMPLE_K)], {"imported"})
+    assert_honest(
+        [verify("imported", "imported", submission, logs, sample=SAMPLE_K, unreadable=(IMPORTED_OUTPUTS,))],
+        {"imported"},
+    )
 
 
 @pytest.mark.shared

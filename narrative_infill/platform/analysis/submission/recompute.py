@@ -182,8 +182,9 @@ class Findings:
         return out
 
 
-def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
-    """The benchmark instances the logs say they read, by id; None when not readable here."""
+def _instances(runs, recheck: Recheck) -> dict[str, dict[str, Any]] | None:
+    """The benchmark instances the logs say they read, by id and by problem text (an import's rows
+    name their own ids); None when not readable here."""
     from ....data.dataset import load_benchmark
 
     identity = (runs[0].header.eval.metadata or {}).get("dataset_identity") or {}
@@ -199,7 +200,10 @@ def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
             "problems and golds not compared with the data (this machine reads other data)"
         )
         return None
-    return {i.sample_id: i for i in loaded.instances}
+    return {
+        "id": {i.sample_id: i for i in loaded.instances},
+        "problem": {i.problem: i for i in loaded.instances},
+    }
 
 
 def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
@@ -297,9 +301,17 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
         rebuilt = rebuild(answers["metrics"], _problem(full))
         if logged_value is not None and not same_value(logged_value, rebuilt):
             findings.add(f"{key} is not {meaning}", where, f"logged {logged_value!r}")
-    instance = instances.get(str(full.id)) if instances is not None else None
+    # a generated sample is the instance its id names; an imported row names its own id, so it is
+    # the instance of its problem text, and a problem the benchmark lacks is a file's own (custom data)
+    imported = is_import(run.header)
+    by = "problem" if imported else "id"
+    instance = instances[by].get(_problem(full) if imported else str(full.id)) if instances else None
     if instances is not None and (
-        instance is None or instance.problem != _problem(full) or instance.gold_answer != str(full.target)
+        (instance is None and not imported)
+        or (
+            instance is not None
+            and (instance.problem, instance.gold_answer) != (_problem(full), str(full.target))
+        )
     ):
         findings.add("problem or gold differs from the benchmark's", where, "edited sample")
     gold = instance.gold_answer if instance is not None else str(full.target)
