@@ -114,8 +114,10 @@ def _differing(entry: Pending, fresh: dict[str, float], rescored: bool = False) 
     differing = []
     for key, value in fresh.items():
         logged = none_if_nan(entry.logged.get(key))
-        model = rescored and key in MODEL_SCORED and logged is not None
-        same = same_rescored(value, logged) if model else same_value(value, logged)
+        if rescored and key in MODEL_SCORED and logged is not None:
+            same = same_rescored(value, logged)
+        else:
+            same = same_value(value, logged)
         if not same:
             differing.append(f"{key} {logged!r} -> {float(value)!r}")
     return differing
