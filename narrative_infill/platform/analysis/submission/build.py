@@ -102,7 +102,7 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     """Every aggregate the submission claims for one setting, from its samples."""
     metrics = [sample_scores(s)[0] for s in samples]
     judged = [sample_scores(s)[1] for s in samples]
-    answers = [_answer(s) for s in samples]
+    answers = [logged_answer(s) for s in samples]
     qavg = [_number(j.get("qavg")) for j in judged]
     # every metrics-scored answer's copy share, or none: a share over the samples that kept the key
     # would let an edited log hide its copies
@@ -157,7 +157,8 @@ def _not_fluent_share(answers: list[str]) -> float | None:
     return fmean(bool(is_not_fluent(read(answer))) for answer in answers)
 
 
-def _answer(summary) -> str:
+def logged_answer(summary) -> str:
+    """The answer a sample's newest scores record (the metrics', else the judge's; "" for none)."""
     score = newest_score(summary, "metrics") or newest_score(summary, "judge")
     return (score.answer or "") if score else ""
 
@@ -168,7 +169,7 @@ def samples_digest(by_setting: dict[str, list]) -> str:
     for setting in sorted(by_setting):
         for sample in by_setting[setting]:
             metrics, judged = sample_scores(sample)
-            row = [setting, str(sample.id), sample.epoch, _answer(sample), metrics, judged]
+            row = [setting, str(sample.id), sample.epoch, logged_answer(sample), metrics, judged]
             digest.update((json.dumps(row, sort_keys=True, default=str) + "\n").encode())
     return digest.hexdigest()
 

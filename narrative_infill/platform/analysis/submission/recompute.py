@@ -370,7 +370,7 @@ def header_problems(run, claims: dict) -> list[str]:
             continue
         if not same_number(recorded, mean):
             problems.append(
-                f"{run.setting}: header results.{score.name}.mean: the header says {recorded:.4f}, its "
-                f"sample records {mean:.4f}: the header was edited after Inspect wrote it"
+                f"{run.setting}: header results.{score.name}.mean: the header says {recorded!r}, its "
+                f"sample records {mean!r}: the header was edited after Inspect wrote it"
             )
     return problems
