@@ -89,7 +89,8 @@ def test_rejudge_20_passes_the_honest_entry_and_fails_a_partial_inflater(served)
     """Failed before: the rank test saw only how many answers were inflated, so a judge inflating
     45% of them passed most checks at K = 8-20. Seeds 0-9 fix the draws, so each outcome is
     determined: the honest entry passes all ten (d = 0 on every answer, p = 1), the inflater fails
-    nine (seed 4 draws few of its inflated answers; the power over random draws is what
+    all ten (each inflated answer sits a point above its re-judge; seed 4, which draws few of them,
+    passed the sign-flip test alone; the power over random draws is what
     benchmarks/rejudge_power.py measures)."""
     root, _ = served
     entries = {
@@ -107,7 +108,7 @@ def test_rejudge_20_passes_the_honest_entry_and_fails_a_partial_inflater(served)
         assert not honest.failures and honest.p_value == 1.0, honest.checks
         inflater = rejudge(*entries["inflater"], HONEST, 20, seed=seed)
         caught += [seed for failure in inflater.failures if failure.startswith(CAUGHT)]
-    assert caught == [0, 1, 2, 3, 5, 6, 7, 8, 9]
+    assert caught == list(range(10))
 
 
 def test_a_different_honest_model_that_is_not_harsher_passes_the_honest_entry(served):
