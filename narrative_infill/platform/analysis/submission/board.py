@@ -27,6 +27,7 @@ import numpy as np
 from ....errors import NarrativeInfillError
 from ....number_rules import is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
+from ...names import LookAlikes
 from ..stats import CONFIDENCE
 from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
 from .protocol import RANKED_TRACKS
@@ -198,11 +199,14 @@ def read_submissions(
     ``logs`` verified here against its logs; every other one refused with its reasons."""
     rows, refused = [], []
     submitted: dict[str, str] = {}  # a log's SHA-256 or eval id -> the file that submits it
+    names = LookAlikes()  # two entries whose model names print alike would read as one model
     files = sorted(p for p in Path(folder).glob("*.json") if not p.name.endswith(".verification.json"))
     if not files:
         raise LeaderboardError(f"no submission files (*.json) in {folder}")
     for path in files:
         document, problems = _file_problems(path, submitted)
+        if not problems and (alike := names.problem(document["model"]["id"], path.name)):
+            problems = [f"model.id: {alike}"]
         if problems:
             refused.append(_refusal(path, document, problems))
             continue
