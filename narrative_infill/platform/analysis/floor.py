@@ -77,6 +77,14 @@ BLANK_RULE = (
     f"say the same wherever the blank is (words beyond the story's alike at Jaccard >= "
     f"{BLANK_SAME_THRESHOLD:g}: the blank is ignored)"
 )
+#: What the floor can and cannot tell, said by the report and the board's legend (docs/baselines.md
+#: has the table, measured by benchmarks/story_floor.py).
+FLOOR_NOTE = (
+    "The floor is a lower bound that tuned text can pass. On the paper's 30 shared problems (MiniLM) "
+    "none of its 20 models is significantly above the story-reading floor at L0, L2 or L4 (the closest, "
+    "DeepSeek-R1-Distill-Qwen-32B, is +0.031 above it at L2, one-sided p 0.08): AtAvg there cannot tell "
+    "them from fluent filler carrying the story's names and nouns (docs/baselines.md)."
+)
 #: Why an entry is not ranked where the fluency check cannot run (``analysis.fluency``).
 FLUENCY_UNAVAILABLE_RULE = (
     "not ranked: fluency cannot be checked here (the check needs llama-cpp-python and the packaged "

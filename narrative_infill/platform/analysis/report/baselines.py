@@ -94,16 +94,17 @@ def _instance_story(run: pd.DataFrame) -> pd.Series:
     return pd.Series([story_key(i, str(p)) for i, p in zip(ids, run["input"])], index=run.index)
 
 
-def _computed_rules(scored: pd.DataFrame) -> dict[tuple[str, str], dict]:
+def _computed_rules(scored: pd.DataFrame) -> dict[tuple[str, str], dict | str]:
     """Per (setting, metrics signature) of the model runs, each null rule's answer to every
     instance they answered (``submission.reference.rule_scores``): computed here, never read from
     whichever baseline logs lie in the folder (without the story-reading rules' logs the floor was
-    ``baseline/empty`` at 0)."""
+    ``baseline/empty`` at 0). Where they cannot be computed here (backbones out of reach, a problem
+    with no blank), why, as text: the models there get "floor unknown", never a floor of a part."""
     from ....paper_protocol import PAPER_PROMPT_VARIANT
     from ..submission.reference import rule_scores
 
     models = scored[~scored["model"].map(is_baseline)]
-    found = {}
+    found: dict[tuple[str, str], dict | str] = {}
     for (setting, signature), rows in models.groupby(["setting", "metrics_signature"], dropna=False):
         firsts = rows.drop_duplicates(_INSTANCE)
         instances = {
@@ -115,7 +116,12 @@ def _computed_rules(scored: pd.DataFrame) -> dict[tuple[str, str], dict]:
                 firsts["metadata_n"] if "metadata_n" in firsts else [None] * len(firsts),
             )
         }
-        found[(setting, str(signature))] = rule_scores(instances, str(signature), PAPER_PROMPT_VARIANT)
+        try:
+            found[(setting, str(signature))] = rule_scores(instances, str(signature), PAPER_PROMPT_VARIANT)
+        except Exception as err:  # backbones or data out of reach: the models' marks say so
+            found[(setting, str(signature))] = (
+                f"the null rules cannot be scored here ({type(err).__name__}: {err})"
+            )
     return found
 
 
@@ -136,6 +142,9 @@ def _floor(run: pd.DataFrame, rules: dict) -> tuple[tuple[str, float] | None, ob
     means = run.groupby(_INSTANCE, sort=True)["atavg"].mean()
     stories = _instance_story(run).groupby([run[c] for c in _INSTANCE], sort=True).first()
     keys = list(means.index)
+    missing = [key for key in keys if key not in next(iter(rules.values()), {})]
+    if missing:  # a run scored under two signatures: its instances are not all in one rule set
+        raise KeyError(f"{len(missing)} of its {len(keys)} instances have no null-rule answer here")
     figures = {}
     for rule, answered in rules.items():
         mine = {key: answered[key] for key in keys}
@@ -147,10 +156,17 @@ def _floor(run: pd.DataFrame, rules: dict) -> tuple[tuple[str, float] | None, ob
     return floor, floor_test(list(means.values), values, list(stories.values))
 
 
-def _model_columns(run: pd.DataFrame, rules: dict, shares) -> dict:
+def _model_columns(run: pd.DataFrame, rules: dict | str, shares) -> dict:
     """A model run's floor, the rule setting it, and its mark (a failed guard first)."""
-    floor, test = _floor(run, rules)
-    mark = guard_reason(*shares) or floor_mark(test, floor)
+    try:
+        floor, test = _floor(run, rules) if isinstance(rules, dict) else (None, None)
+    except KeyError as err:
+        rules = str(err.args[0])
+        floor, test = None, None
+    if isinstance(rules, str):
+        mark = f"floor unknown: {rules}"
+    else:
+        mark = guard_reason(*shares) or floor_mark(test, floor)
     return {
         "floor AtAvg (same instances)": floor[1] if floor else float("nan"),
         "floor rule": f"{BASELINE_PREFIX}{floor[0]}" if floor else "",
@@ -182,6 +198,7 @@ def baselines_table(frame: pd.DataFrame) -> Table:
         return Absent("no automatic-metric scores in the logs")
     # logs scored before a guard existed: its shares are unknown (NaN), not absent
     frame = frame.assign(**{key: frame.get(key, float("nan")) for key in ("context_copy", "story_reuse")})
+    frame = frame.assign(metrics_signature=frame.get("metrics_signature", "none"))
     scored = frame.dropna(subset=["atavg"])
     answers = scored["metrics_answer"] if "metrics_answer" in scored else pd.Series(None, index=scored.index)
     scored = scored.assign(not_fluent=_not_fluent(answers))

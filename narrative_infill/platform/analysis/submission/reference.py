@@ -45,6 +45,7 @@ from ..blank_guard import ignored_share, story_key
 from ..floor import (
     ABOVE,
     BLANK_RULE,
+    FLOOR_NOTE,
     FLOOR_RULE,
     IN_FLOOR,
     NOT_ABOVE,
@@ -79,7 +80,7 @@ COPY_NOTE = (
     "pass. On a ranked track an entry over any limit, with a share unknown (fluency unread where its "
     "model is missing), or not above the floor is shown but not ranked, with the reason. AtAvg alone "
     "can be won by fluent filler with the story's words: the guards, and QAvg (the judge), read what "
-    "it cannot."
+    f"it cannot. {FLOOR_NOTE}"
 )
 _EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
 #: A null rule's answer to one instance: (AtAvg, copied, story reuse, not fluent: None where the
