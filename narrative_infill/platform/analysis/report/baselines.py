@@ -40,6 +40,7 @@ from ..floor import (
     over_limit,
 )
 from ..fluency import is_not_fluent
+from ..stats import PairedTest
 from .document import Absent, Table, has_columns
 
 BASELINE_PREFIX = "baseline/"
@@ -135,7 +136,7 @@ def _sentences_of(n, gold: str) -> int:
         return max(1, len(sentences(gold)))
 
 
-def _floor(run: pd.DataFrame, rules: dict) -> tuple[tuple[str, float] | None, object]:
+def _floor(run: pd.DataFrame, rules: dict) -> tuple[tuple[str, float] | None, PairedTest | None]:
     """(the floor on ``run``'s instances, the run's paired test against the rule setting it)."""
     from ..submission.reference import rule_shares
 

@@ -234,14 +234,14 @@ def _floor(own: dict[tuple[str, str], float], scores: dict[str, dict[tuple[str, 
     """(the floor (rule, AtAvg), the entry's paired test against that rule) on the entry's own
     (setting, sample id) keys and per-key AtAvg (``analysis.floor``)."""
     figures = {}
-    for rule, answered in scores.items():
+    for name, answered in scores.items():
         mine = {key: answered[key] for key in own}
-        figures[rule] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *rule_shares(mine)[:3])
+        figures[name] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *rule_shares(mine)[:3])
     floor = floor_of(figures)
     if floor is None:
         return None, None
-    rule = scores[floor[0]]
-    test = floor_test(list(own.values()), [rule[key][0] for key in own], [narrative(i) for _, i in own])
+    best = scores[floor[0]]
+    test = floor_test(list(own.values()), [best[key][0] for key in own], [narrative(i) for _, i in own])
     return floor, test
 
 
