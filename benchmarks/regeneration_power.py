@@ -42,8 +42,9 @@ def honest_logs(log_dir: Path, seed: int | None = None, max_tokens: int | None =
 
 
 def forge_gold(source: Path, target: Path) -> None:
-    """The same logs with each answer replaced by its gold span and re-scored, the header's means
-    too: consistent with themselves in everything a file check can see."""
+    """The same logs with each answer replaced by its gold span (in the output and in the generating
+    call of the transcript) and re-scored, the header's means too: consistent with themselves in
+    everything a file check can see."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
     from narrative_infill.platform.analysis.submission.recompute import answer_derived
@@ -62,6 +63,9 @@ def forge_gold(source: Path, target: Path) -> None:
             sample.output.completion = reply  # a stored field, not derived from the choice
             if sample.messages and sample.messages[-1].role == "assistant":
                 sample.messages[-1].content = reply
+            for call in sample.events:  # the generating call too: verify compares the output with it
+                if call.event == "model" and call.role is None:
+                    call.output = sample.output.model_copy(deep=True)
             for score in sample.scores.values():
                 score.answer = gold
             # every value the verifier rebuilds from the answer and the story (context_copy, story_reuse)

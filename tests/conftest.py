@@ -40,13 +40,16 @@ def _session_cache(tmp_path_factory):
     """The same for session-scoped fixtures (logs built once for many tests), which run before any
     test's own fixtures: without it they read and wrote the user's Inspect model cache, where
     another run's mock grader replies to the same prompt came back (a test then passed or failed
-    by what had run before on the machine)."""
+    by what had run before on the machine). The fluency check's gains are the exception: they stay
+    in the package's own disk cache (``analysis.fluency.GainCache``), shared by every session,
+    worker and module, because its key is everything a gain depends on (the model file's SHA-256,
+    llama-cpp-python's version, the measure's version and bounds): a gain served is the gain a
+    reading would give, and each answer is read once per machine instead of once per worker and
+    run (the board fixture stopped at 900 s reading them under load, issue 57)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
         # and their logs: without it a fixture's eval wrote into the checkout's ./logs
         patch.setenv("INSPECT_LOG_DIR", str(tmp_path_factory.mktemp("session-logs")))
-        # and the fluency check's remembered gains: a test reads only what its own session computed
-        patch.setenv("NARRATIVE_INFILL_FLUENCY_CACHE", str(tmp_path_factory.mktemp("fluency") / "gains.sqlite"))
         patch.setenv("HF_HUB_OFFLINE", "1")
         patch.setenv("HF_DATASETS_OFFLINE", "1")
         yield

@@ -77,6 +77,11 @@ def standin_grader(
     return get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
 
 
+class Refusal(Exception):
+    """Raised by an ``openai_server`` answer: the request is refused with HTTP 400 and this message
+    (an error Inspect does not retry: the sample ends in it)."""
+
+
 USAGE = {"prompt_tokens": 1400, "completion_tokens": 40, "total_tokens": 1440}
 
 
@@ -121,7 +126,8 @@ def _response(body: dict, number: int, content: str) -> dict:
 def openai_server(answer: Callable[[dict], tuple[str, str]]) -> Iterator[tuple[str, list[dict]]]:
     """An OpenAI-compatible server on 127.0.0.1 (chat completions, and the Responses API at
     ``/responses``) answering each request body with ``answer(body)`` = (content, finish reason),
-    system fingerprint ``fp_standin``; yields its base URL and the request bodies it received."""
+    system fingerprint ``fp_standin`` (an answer that raises ``Refusal`` is a 400); yields its base URL
+    and the request bodies it received."""
     requests: list[dict] = []
     lock = threading.Lock()
 
@@ -131,12 +137,18 @@ def openai_server(answer: Callable[[dict], tuple[str, str]]) -> Iterator[tuple[s
             with lock:
                 requests.append(body)
                 number = len(requests)
-            content, finish = answer(body)
-            if self.path.rstrip("/").endswith("/responses"):
-                payload = json.dumps(_response(body, number, content)).encode()
+            status = 200
+            try:
+                content, finish = answer(body)
+            except Refusal as refusal:
+                status, error = 400, {"message": str(refusal), "type": "invalid_request_error"}
+                payload = json.dumps({"error": error}).encode()
             else:
-                payload = json.dumps(_chat_completion(body, number, content, finish)).encode()
-            self.send_response(200)
+                if self.path.rstrip("/").endswith("/responses"):
+                    payload = json.dumps(_response(body, number, content)).encode()
+                else:
+                    payload = json.dumps(_chat_completion(body, number, content, finish)).encode()
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()

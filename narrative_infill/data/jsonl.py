@@ -2,7 +2,8 @@
 file that is not UTF-8 named with its line and byte offset, and JSON Lines with blank lines
 skipped, every record an object, and a bad line reported with its file and line number, each
 in the caller's own error type, and no more than :mod:`.limits` allows (bytes, rows, field size).
-What a reader would otherwise resolve silently is refused,
+A record of more than ``limits.MAX_ROW_FIELDS`` fields (keys or columns) is refused as it is
+parsed. What a reader would otherwise resolve silently is refused,
 named: a CSV column or a JSON field given twice (one of the two would be dropped), and a lone
 surrogate (``"\\ud800"``: an escape that names no character, stored as six characters later)."""
 
@@ -17,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .limits import check_fields, check_rows, read_bounded
+from .limits import MAX_ROW_FIELDS, check_fields, check_rows, read_bounded
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -45,7 +46,10 @@ def read_utf8(path: Path | str, error: type[Exception], bounded: bool = True) ->
 def check_columns(names: Iterable[Any] | None, where: str, error: type[Exception]) -> None:
     """A header that names a column twice raises ``error``: ``csv.DictReader`` keeps the last of
     the two, pandas renames the second, and either way one value is read silently."""
-    counts = Counter(str(name).strip() for name in names or ())
+    names = list(names or ())
+    if len(names) > MAX_ROW_FIELDS:
+        raise error(f"{where}, line 1: {len(names):,} columns (at most {MAX_ROW_FIELDS:,})")
+    counts = Counter(str(name).strip() for name in names)
     repeated = [name for name, count in counts.items() if count > 1]
     if repeated:
         raise error(
@@ -82,12 +86,27 @@ def read_csv_frame(path: Path | str, error: type[Exception], **options: Any) -> 
         raise error(f"{path}: unparseable CSV ({str(err).strip()})") from None
 
 
-def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    counts = Counter(key for key, _ in pairs)
-    repeated = [key for key, count in counts.items() if count > 1]
-    if repeated:
-        raise _RepeatedField(repeated[0])
-    return dict(pairs)
+class _TooManyFields(ValueError):
+    """A JSON record with more keys than its reader allows (``limits.MAX_ROW_FIELDS``)."""
+
+
+def _fields_hook(max_fields: int | None):
+    """An ``object_pairs_hook`` refusing a key given twice in one object and, with ``max_fields``,
+    more keys than that in one record (its nested objects' counted too), as each object is parsed."""
+    seen = 0
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal seen
+        seen += len(pairs)
+        if max_fields is not None and seen > max_fields:
+            raise _TooManyFields(seen)
+        counts = Counter(key for key, _ in pairs)
+        repeated = [key for key, count in counts.items() if count > 1]
+        if repeated:
+            raise _RepeatedField(repeated[0])
+        return dict(pairs)
+
+    return hook
 
 
 def lone_surrogate(value: Any, name: str = "") -> str | None:
@@ -104,14 +123,19 @@ def lone_surrogate(value: Any, name: str = "") -> str | None:
     return None
 
 
-def parse_json(text: str, where: str, error: type[Exception]) -> Any:
+def parse_json(text: str, where: str, error: type[Exception], max_fields: int | None = None) -> Any:
     """``text`` parsed as JSON, refusing (``error``, naming ``where`` and the field) a field given
-    twice in one object, a value Python cannot read (an integer of over 4,300 digits, nesting too
-    deep) or a lone surrogate anywhere; a ``json.JSONDecodeError`` passes through."""
+    twice in one object, more than ``max_fields`` keys in all (None: no bound; a corpus file), a
+    value Python cannot read (an integer of over 4,300 digits, nesting too deep) or a lone
+    surrogate anywhere; a ``json.JSONDecodeError`` passes through."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique_fields)
+        value = json.loads(text, object_pairs_hook=_fields_hook(max_fields))
     except _RepeatedField as err:
         raise error(f"{where}: field {err.args[0]!r} is given twice; give each field once") from None
+    except _TooManyFields:
+        raise error(
+            f"{where}: more than {max_fields:,} fields (keys, nested ones counted); a record has a few dozen"
+        ) from None
     except json.JSONDecodeError:
         raise
     except (ValueError, RecursionError) as err:  # an integer of over 4,300 digits; nesting too deep
@@ -151,7 +175,7 @@ def iter_jsonl(
 
 def _record(line: str, where: str, error: type[Exception], bounded: bool) -> dict[str, Any]:
     try:
-        record = parse_json(line, where, error)
+        record = parse_json(line, where, error, MAX_ROW_FIELDS if bounded else None)
     except json.JSONDecodeError as err:
         raise error(f"{where}: unparseable JSON: {err.msg}") from None
     if not isinstance(record, dict):

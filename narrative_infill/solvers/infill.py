@@ -70,7 +70,9 @@ def generate_infill(
             reasoning paradigm gets ``paper_protocol.REASONING_MAX_TOKENS`` when the user sets no cap.
 
     The sample's metadata records the cap (``max_tokens``) and where it came from
-    (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``); on a vLLM server, a cap
+    (``max_tokens_rule``: ``user``, ``task_default`` or ``per_sample``), and the epoch it was
+    generated in (``epoch``: a record relabelled to another epoch afterwards, the best of several
+    kept as epoch 1, says otherwise; ``verify`` compares them); on a vLLM server, a cap
     the served context cannot hold beside the prompt is lowered and says why (``max_tokens_limit``).
     The output is made valid Unicode as it arrives (``valid_output``; ``output_replaced_chars`` when
     anything was replaced).
@@ -84,6 +86,7 @@ def generate_infill(
         user_cap = max_tokens or _user_max_tokens()
         cap, rule = output_cap(setting, state.metadata["gold_tokens"], user_cap, max_tokens_factor)
         state.metadata["max_tokens_rule"] = rule
+        state.metadata["epoch"] = state.epoch
         state.metadata["max_tokens"] = cap = await fit_served_context(get_model(), state, cap)
         state = await generate(state, max_tokens=cap)
         make_output_valid(state)

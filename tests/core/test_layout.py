@@ -41,8 +41,9 @@ ON_LEAVES = {"inspect_compat", "nltk_data"}
 #: Inspect's entry points: the core's registry, the platform's hooks.
 CORE_ENTRY_POINTS = {"_registry", "__init__"}
 PLATFORM_ENTRY_POINTS = {"inspect_hooks", "__init__"}
-#: Modules of the platform any of its rooms may use: which extra brings which library.
-PLATFORM_SHARED = {"extras"}
+#: Modules of the platform any of its rooms may use: which extra brings which library, the rule for
+#: model names, and text from files made safe for the terminal.
+PLATFORM_SHARED = {"extras", "names", "terminal"}
 
 
 def _room(path: Path) -> str:

@@ -81,26 +81,31 @@ def filler(messages, tools, tool_choice, config):
     return mock_output(f"<ANSWER>{OWN_FILLER}</ANSWER>")
 
 
+def _entered(root, name: str, respond, track: str = "demo", extraction: str = "ours") -> None:
+    """``name``'s demo-data run of ``respond`` under ``root/logs``, submitted under ``root/submissions``."""
+    model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
+    task = infill_task("l2", data="demo", backbone="minilm", judge=False, extraction=extraction)
+    eval(task, model=model, log_dir=str(root / "logs" / name), display="none")
+    out = root / "submissions" / f"{name}.json"
+    assert main(["submit", str(root / "logs" / name), "-o", str(out), "--track", track]) == 0
+
+
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
-    """Demo-track entries that copy, sort the story's words, pad a salad, answer fixed filler and answer
-    nothing; a custom-track
-    entry run on the demo data (published extraction)."""
+    """Demo-track entries that copy, sort the story's words, answer fixed filler and answer nothing;
+    a custom-track entry run on the demo data (published extraction). The padded salad, whose long
+    answers the fluency check reads one by one, joins only where a test asks for it (``salad_site``),
+    so the fast tier reads few answers beyond the reference rows' (issue 57)."""
     root = tmp_path_factory.mktemp("board")
-    for name, respond, track, extraction in (
-        ("copier", copier, "demo", "ours"),
-        ("sorter", sorter, "demo", "ours"),
-        ("silent", silent, "demo", "ours"),
-        ("salad", salad, "demo", "ours"),
-        ("filler", filler, "demo", "ours"),
-        ("story", story_filler, "demo", "ours"),
-        ("weak", weak, "custom", "published"),
+    for name, respond in (
+        ("copier", copier),
+        ("sorter", sorter),
+        ("silent", silent),
+        ("filler", filler),
+        ("story", story_filler),
     ):
-        model = get_model(f"mockllm/{name}", custom_outputs=respond, memoize=False)
-        task = infill_task("l2", data="demo", backbone="minilm", judge=False, extraction=extraction)
-        eval(task, model=model, log_dir=str(root / "logs" / name), display="none")
-        out = root / "submissions" / f"{name}.json"
-        assert main(["submit", str(root / "logs" / name), "-o", str(out), "--track", track]) == 0
+        _entered(root, name, respond)
+    _entered(root, "weak", weak, "custom", "published")
     assert main(["leaderboard", str(root / "submissions"), "-o", str(root / "site")]) == 0
     return root
 
@@ -108,6 +113,16 @@ def board(tmp_path_factory):
 @pytest.fixture(scope="module")
 def site(board):
     return board / "site"
+
+
+@pytest.fixture(scope="module")
+def salad_site(board, tmp_path_factory):
+    """The board with the padded salad's entry added."""
+    root = tmp_path_factory.mktemp("salad")
+    shutil.copytree(board / "submissions", root / "submissions")
+    _entered(root, "salad", salad)
+    assert main(["leaderboard", str(root / "submissions"), "-o", str(root / "site")]) == 0
+    return root / "site"
 
 
 def _rows(site) -> list[dict]:
@@ -182,12 +197,12 @@ def test_the_story_s_names_in_fixed_filler_are_not_ranked(site):
 
 
 @pytest.mark.slow  # the fluency check reads every answer with the packaged SmolLM2
-def test_word_salad_padded_under_the_reuse_limit_is_shown_but_not_ranked(site):
+def test_word_salad_padded_under_the_reuse_limit_is_shown_but_not_ranked(salad_site):
     """Failed before: the padding kept it under the story-reuse limit and it was ranked."""
-    row = {(r["track"], r["model"]): r for r in _rows(site)}[("demo", "mockllm/salad")]
+    row = {(r["track"], r["model"]): r for r in _rows(salad_site)}[("demo", "mockllm/salad")]
     assert row["reused"] <= 0.25 and row["not_fluent"] > 0.75
     assert row["unranked"] == FLUENCY_RULE and "rank" not in row
-    assert FLUENCY_RULE in (site / "leaderboard.md").read_text()
+    assert FLUENCY_RULE in (salad_site / "leaderboard.md").read_text()
 
 
 def test_an_entry_submitted_where_fluency_cannot_be_checked_is_not_ranked(board, tmp_path, monkeypatch):
@@ -205,10 +220,10 @@ def test_an_entry_submitted_where_fluency_cannot_be_checked_is_not_ranked(board,
 
 
 @pytest.mark.browser
-def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(site, tmp_path):
+def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(salad_site, tmp_path):
     with browser_page() as page:
         page.set_viewport_size({"width": 1400, "height": 900})
-        page.goto((site / "index.html").as_uri())
+        page.goto((salad_site / "index.html").as_uri())
         width = page.evaluate("document.documentElement.scrollWidth")
         page.screenshot(path=str(tmp_path / "board.png"), full_page=True)
         marks = page.eval_on_selector_all("td.below", "cells => cells.map(c => c.textContent)")

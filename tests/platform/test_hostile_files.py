@@ -36,7 +36,8 @@ def test_model_names_differing_only_in_whitespace_are_refused(tmp_path):
     source = write_jsonl(tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1}, {**GENERATION_ROW, "id": 2, "model": "m1 "}])
     message = refused(read_generations, [source])
     assert (
-        f"{source}, row 2: field 'model': 'm1 ' differs from 'm1' ({source}, row 1) only in whitespace"
+        f"{source}, row 2: field 'model': 'm1 ' differs from 'm1' ({source}, row 1) only in look-alike "
+        "characters, whitespace or case"
         in (message)
     )
 
@@ -63,7 +64,7 @@ def test_model_names_that_render_alike_are_refused(tmp_path, names):
     source = write_jsonl(
         tmp_path / "g.jsonl", [{**GENERATION_ROW, "id": 1, "model": names[0]}, {**GENERATION_ROW, "id": 2, "model": names[1]}]
     )
-    assert f"{source}, row 2: field 'model': {names[1]!r} differs from {names[0]!r}" in refused(
+    assert f"{source}, row 2: field 'model': {ascii(names[1])} differs from {ascii(names[0])}" in refused(
         read_generations, [source]
     )
 

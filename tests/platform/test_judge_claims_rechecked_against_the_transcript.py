@@ -178,13 +178,9 @@ def test_a_rejudge_with_too_few_usable_verdicts_to_fail_is_not_consistent(judged
             verify(path, folder, rejudge=8, grader=grader)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 44 attack pass): the answer is re-extracted from the sample's output, which is "
-    "not compared with the generator's model call in the transcript; the solver rewrites invalid "
-    "Unicode and the replay route sets the output without a call, so the rule needs their cases",
-)
 def test_an_output_replaced_by_the_gold_while_the_transcript_keeps_the_model_s_is_refused(judged, tmp_path):
+    """Failed before (issue 57): the answer was re-extracted from the edited output, never compared
+    with the generating call in the transcript ('verified' at AtAvg 1.0)."""
     from narrative_infill.platform.analysis.submission.recompute import answer_derived
     from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
 
@@ -203,7 +199,8 @@ def test_an_output_replaced_by_the_gold_while_the_transcript_keeps_the_model_s_i
 
     folder = _forged(judged, tmp_path / "logs", edit)
     path = _submitted(folder, tmp_path / "forged.json")
-    assert not verify(path, folder).passed
+    result = verify(path, folder)
+    assert any("the output is not what its generating model call wrote" in f for f in result.failures)
 
 
 def test_a_grader_failure_share_that_is_not_its_verdicts_is_refused(judged, tmp_path):

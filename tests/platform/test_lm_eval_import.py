@@ -214,3 +214,17 @@ def test_a_bad_or_partial_file_is_refused_by_file_line_and_field(lm_eval_run, tm
     with pytest.raises(LmEvalImportError, match=message):
         import_lm_eval([str(copy)], str(tmp_path / "logs"))
     assert not (tmp_path / "logs").exists()  # nothing written
+
+
+def test_two_runs_whose_model_names_look_alike_are_refused_naming_both(lm_eval_run, tmp_path):
+    """Issue 57: "smollm2" beside "smoIlm2" ("I" for "l") would be two models that print as one."""
+    runs = []
+    for name in ("smollm2", "smoIlm2"):
+        copy = tmp_path / name
+        shutil.copytree(lm_eval_run, copy)
+        _edit_results(lambda text, n=name: json.dumps({**json.loads(text), "model_name": n}))(*_files(copy))
+        runs.append(str(copy))
+    with pytest.raises(LmEvalImportError, match="only in look-alike characters") as raised:
+        import_lm_eval(runs, str(tmp_path / "logs"))
+    assert "smoIlm2" in str(raised.value) and "smollm2" in str(raised.value)
+    assert not (tmp_path / "logs").exists()

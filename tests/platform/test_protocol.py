@@ -10,6 +10,7 @@ from inspect_ai.model import GenerateConfig
 
 from narrative_infill.platform.analysis.submission.ranking import instance_values, interval
 from narrative_infill.platform.analysis.submission.protocol import PUBLISHED_SOURCE, track_problems
+from narrative_infill.tasks.infill import TASK_VERSION
 
 COMMIT = "c" * 40
 METRICS = SimpleNamespace(value={"atavg": 0.5})
@@ -38,6 +39,7 @@ def run(task_args=None, identity=None, ids=240, temperature=None, setting="l2"):
         dataset=SimpleNamespace(sample_ids=sample_ids),
         model_generate_config=GenerateConfig(temperature=temperature),
         scorers=[],
+        task_version=TASK_VERSION,
     )
     header = SimpleNamespace(
         eval=spec, plan=SimpleNamespace(config=GenerateConfig(temperature=0.8, top_p=0.9))

@@ -254,7 +254,7 @@ def test_a_header_edited_alone_is_refused_by_submit_naming_the_field(auto_log, t
                 score.metrics["mean"].value = FORGED  # what inspect view shows; the records stay honest
         write_eval_log(log, str(path))
     assert main(["submit", str(folder), "-o", str(tmp_path / "sub.json"), "--track", "demo"]) == 1
-    assert "l1: header results.atavg.mean: the header says 0.4500" in capsys.readouterr().err
+    assert "l1: header results.atavg.mean: the header says 0.45, its sample records " in capsys.readouterr().err
 
 
 def test_report_refuses_a_log_whose_empty_answers_score_above_0(auto_log, tmp_path, capsys):

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.heavy  # the logs are scored with a real embedding back
 
 EPOCHS = 3  # 72 judged samples, so K = 50 draws without running out
 INFLATER = "openai-api/standin/inflate-0.45-1"
+#: Issue 57's partial inflater: 2 points on every dimension (capped at 5) for about 30% of the answers.
+PARTIAL = "openai-api/standin/inflate-0.3-2"
 HONEST = "openai-api/standin/honest"
 CAUGHT = "re-judge: the claimed QAvg is higher than openai-api/standin/honest gives"
 
@@ -29,7 +31,7 @@ CAUGHT = "re-judge: the claimed QAvg is higher than openai-api/standin/honest gi
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The stand-in judge server, reachable as ``openai-api/standin/...``, for the whole module;
-    yields a folder with an honest entry and a partial inflater's (both demo track)."""
+    yields a folder with an honest entry and two partial inflaters' (all demo track)."""
     root = tmp_path_factory.mktemp("rejudge-http")
     with judge_server() as (url, requests), pytest.MonkeyPatch.context() as env:
         env.setenv("STANDIN_BASE_URL", url)
@@ -37,7 +39,7 @@ def served(tmp_path_factory):
         env.setenv("OPENAI_BASE_URL", url)  # openai/honest: Inspect's openai provider, chat completions
         env.setenv("OPENAI_API_KEY", "test")
         env.setenv("INSPECT_CACHE_DIR", str(root / "cache"))
-        for name, grader in (("honest", HONEST), ("inflater", INFLATER)):
+        for name, grader in (("honest", HONEST), ("inflater", INFLATER), ("partial", PARTIAL)):
             task = infill_task("l2", data="demo", backbone="minilm", judge=True)
             [log] = eval(
                 task,
@@ -74,12 +76,12 @@ def test_rejudge_runs_with_a_grader_reached_over_http(served, grader, k, capsys)
 def test_a_k_that_can_never_fail_is_refused(served, capsys):
     """Failed before: ``--rejudge 1`` ran and passed (p = 1 whatever the judge)."""
     root, _ = served
-    assert MIN_K == 7
+    assert MIN_K == 8
     assert main([*verify_command(root, "inflater", 1), "--grader", HONEST]) != 0
     err = capsys.readouterr().err
-    assert "--rejudge 1 can never fail" in err and "re-judge at least 7" in err
+    assert "--rejudge 1 can never fail" in err and "re-judge at least 8" in err
     document = json.loads((root / "inflater.json").read_text(encoding="utf-8"))
-    with pytest.raises(RejudgeError, match="re-judge at least 7"):
+    with pytest.raises(RejudgeError, match="re-judge at least 8"):
         rejudge(document, read_settings([str(root / "inflater")]), HONEST, MIN_K - 1)
 
 
@@ -87,7 +89,8 @@ def test_rejudge_20_passes_the_honest_entry_and_fails_a_partial_inflater(served)
     """Failed before: the rank test saw only how many answers were inflated, so a judge inflating
     45% of them passed most checks at K = 8-20. Seeds 0-9 fix the draws, so each outcome is
     determined: the honest entry passes all ten (d = 0 on every answer, p = 1), the inflater fails
-    nine (seed 4 draws few of its inflated answers; the power over random draws is what
+    all ten (each inflated answer sits a point above its re-judge; seed 4, which draws few of them,
+    passed the sign-flip test alone; the power over random draws is what
     benchmarks/rejudge_power.py measures)."""
     root, _ = served
     entries = {
@@ -105,7 +108,7 @@ def test_rejudge_20_passes_the_honest_entry_and_fails_a_partial_inflater(served)
         assert not honest.failures and honest.p_value == 1.0, honest.checks
         inflater = rejudge(*entries["inflater"], HONEST, 20, seed=seed)
         caught += [seed for failure in inflater.failures if failure.startswith(CAUGHT)]
-    assert caught == [0, 1, 2, 3, 5, 6, 7, 8, 9]
+    assert caught == list(range(10))
 
 
 def test_a_different_honest_model_that_is_not_harsher_passes_the_honest_entry(served):
@@ -119,3 +122,23 @@ def test_a_different_honest_model_that_is_not_harsher_passes_the_honest_entry(se
     assert [r.failures for r in results] == [[]] * 10
     assert {round(r.submitted - r.fresh, 1) for r in results} <= {-0.1, 0.0, 0.1}  # they differ, a little
     assert any(r.submitted != r.fresh for r in results)
+
+
+def test_rejudge_20_catches_a_judge_inflating_30_percent_of_the_answers_by_two_points(served):
+    """Failed before (issue 57): its six or so inflated answers of twenty, each 1.2-2.0 QAvg above
+    the re-judge, gave the sign-flip test p >= 2^-6 = 0.0156 however large they were, and the entry
+    passed. Seeds 0-9 fix the draws; the honest temperature-0 judge's entry passes each (d = 0)."""
+    root, _ = served
+    document = json.loads((root / "partial.json").read_text(encoding="utf-8"))
+    runs = read_settings([str(root / "partial")])
+    results = [rejudge(document, runs, HONEST, 20, seed=seed) for seed in range(10)]
+    caught = [
+        seed for seed, result in enumerate(results) if any(f.startswith(CAUGHT) for f in result.failures)
+    ]
+    assert caught == list(range(10)), [r.checks for r in results]
+    assert all(r.submitted - r.fresh > 0.2 for r in results)  # the gap the check has to see
+    honest = json.loads((root / "honest.json").read_text(encoding="utf-8"))
+    honest_runs = read_settings([str(root / "honest")])
+    for seed in range(10):
+        result = rejudge(honest, honest_runs, HONEST, 20, seed=seed)
+        assert not result.failures and result.p_value == 1.0, result.checks

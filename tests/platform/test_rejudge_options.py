@@ -7,9 +7,9 @@ def test_rejudge_needs_a_count_that_can_fail_and_the_logs(tmp_path, capsys):
     submission = tmp_path / "entry.json"
     assert main(["verify", str(submission), "--rejudge", "0"]) != 0
     assert "--rejudge 0 can never fail" in capsys.readouterr().err
-    assert main(["verify", str(submission), "--rejudge", "7", "--grader", "mockllm/model"]) != 0
+    assert main(["verify", str(submission), "--rejudge", "8", "--grader", "mockllm/model"]) != 0
     assert "--rejudge needs --logs" in capsys.readouterr().err
-    assert main(["leaderboard", str(tmp_path), "-o", str(tmp_path / "site"), "--rejudge", "7"]) != 0
+    assert main(["leaderboard", str(tmp_path), "-o", str(tmp_path / "site"), "--rejudge", "8"]) != 0
     assert "--rejudge needs --logs" in capsys.readouterr().err
     assert not submission.exists() and not (tmp_path / "site").exists()
 
@@ -20,10 +20,11 @@ def test_a_rejudge_below_the_smallest_k_that_can_fail_is_refused_before_anything
         ["verify", str(tmp_path / "entry.json")],
         ["leaderboard", str(tmp_path), "-o", str(tmp_path / "site")],
     ):
-        assert main([*command, "--logs", str(tmp_path), "--rejudge", "6"]) != 0
+        assert main([*command, "--logs", str(tmp_path), "--rejudge", "7"]) != 0
         err = capsys.readouterr().err
         assert (
-            "--rejudge 6 can never fail: the smallest p-value of 6 re-judged samples is 2^-6 = 0.0156" in err
+            "--rejudge 7 can never fail an inflation of every answer: the mean test's smallest p-value "
+            "of 7 re-judged samples is 2^-7, doubled for the two tests 0.0156" in err
         )
-        assert "re-judge at least 7" in err
+        assert "re-judge at least 8" in err
     assert not (tmp_path / "site").exists()

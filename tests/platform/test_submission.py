@@ -157,7 +157,7 @@ def test_bad_submit_input_writes_nothing(logs, tmp_path, capsys):
     assert not out.exists()
 
 
-def test_leaderboard_refuses_a_tampered_file_and_writes_nothing(submissions, tmp_path, capsys):
+def test_leaderboard_refuses_a_tampered_file_and_boards_the_rest(submissions, tmp_path, capsys):
     folder = tmp_path / "subs"
     shutil.copytree(submissions, folder)
     document = json.loads((folder / "beta.json").read_text())
@@ -165,7 +165,9 @@ def test_leaderboard_refuses_a_tampered_file_and_writes_nothing(submissions, tmp
     (folder / "beta.json").write_text(json.dumps(document))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 1
     assert "beta.json: the content does not match its hash" in capsys.readouterr().err
-    assert not (tmp_path / "site").exists()
+    board = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
+    assert [r["file"] for r in board["refused"]] == ["beta.json"]
+    assert [r["file"] for r in board["rows"] if not r["baseline"]] == ["alpha.json"]
 
 
 def test_leaderboard_never_replaces_its_submissions_and_takes_the_umask(submissions, tmp_path, capsys):

@@ -150,7 +150,9 @@ def test_the_board_refuses_one_logs_submitted_twice(submissions, tmp_path, capsy
     _resigned(submissions, folder, "alpha-again.json", lambda d: d.update(submitter="someone else"))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 1
     err = capsys.readouterr().err
-    assert "alpha-again.json and alpha.json submit the same log" in err and not (tmp_path / "site").exists()
+    assert "alpha-again.json and alpha.json submit the same log" in err
+    refused = json.loads((tmp_path / "site" / "leaderboard.json").read_text())["refused"]
+    assert [r["file"] for r in refused] == ["alpha.json"]  # shown as refused, the other one boarded
 
 
 def test_the_board_refuses_an_entry_whose_numbers_are_not_its_logs(submissions, logs, tmp_path, capsys):  # noqa: F811
@@ -169,7 +171,9 @@ def test_the_board_refuses_an_entry_whose_numbers_are_not_its_logs(submissions, 
     assert main(["leaderboard", str(folder), "--logs", str(logs), "-o", str(tmp_path / "site")]) == 1
     err = capsys.readouterr().err
     assert "alpha.json: fails verification: settings.l2.atavg.mean: claimed 0.9" in err
-    assert not (tmp_path / "site").exists()
+    board = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
+    assert [r["file"] for r in board["refused"]] == ["alpha.json"]
+    assert not [r for r in board["rows"] if not r["baseline"]]
 
 
 def test_a_log_copied_under_another_name_counts_once_and_an_edited_copy_is_refused(tmp_path, capsys):
@@ -277,4 +281,5 @@ def test_a_custom_entry_is_never_ranked(submissions, tmp_path):  # noqa: F811
     copy_submission(submissions, folder, "custom.json", lambda d: d.update(track="custom"))
     assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 0
     rows = {r["file"]: r for r in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]}
-    assert rows["demo.json"]["rank"] == 1 and "rank" not in rows["custom.json"]
+    assert "rank" not in rows["demo.json"] and rows["demo.json"]["unranked"]  # file only: never ranked
+    assert "rank" not in rows["custom.json"] and "unranked" not in rows["custom.json"]  # custom: never

@@ -211,8 +211,8 @@ def test_the_board_ranks_only_comparable_entries(submissions, tmp_path):  # noqa
         for r in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"]
         if not r["baseline"]
     ]
-    assert len({r["group"] for r in rows}) == 5 and all(r["rank"] == 1 for r in rows)
-    assert len({r["group_label"] for r in rows}) == 5
+    assert len({r["group"] for r in rows}) == 5  # five groups; file only, so none of them ranked
+    assert all("rank" not in r for r in rows)
 
 
 @pytest.mark.browser

@@ -7,8 +7,9 @@ problem lacks exactly one blank; across rows, when its id repeats another's of t
 task (compared after Unicode normalisation and case folding: ``Café`` in NFC and NFD, ``abc`` and
 ``ABC``), when it repeats another id-less row's generation (same model, task, problem and
 response up to whitespace and Unicode normalisation: the copy would count twice), or when its
-model name differs from another's only in whitespace, format characters or Unicode
-normalisation (``"m1 "`` and ``"m1"`` would become two models). The file readers refuse a column
+model name would render as another or as nothing, or differs from another's only in look-alike
+characters, whitespace or case (``"m1 "``, ``"ml"`` and ``"m1"`` would become three models that
+print alike: :mod:`..names`). The file readers refuse a column
 or field given twice and a lone surrogate (:mod:`..data.jsonl`).
 """
 
@@ -20,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ...data.jsonl import check_columns, iter_jsonl, read_csv_frame
-from ...data.limits import check_rows, check_xlsx, oversized_fields
+from ...data.limits import check_rows, check_xlsx, check_xlsx_text, oversized_fields
 from ...data.records import MASKED_SENTENCES, blank_problem, id_key, parse_integer
 from ...data.text import is_invisible
 from ...errors import NarrativeInfillError
 from ...number_rules import is_missing
 from ...paper_protocol import PARADIGMS, TELER_LEVELS
+from ..names import LookAlikes, name_problem
 
 #: The authors' template names and reasoning ids (REFERENCE §2, §7) -> this package's tasks.
 TEMPLATE_TASKS = {f"fitb_l{level}": f"l{level}" for level in range(5)}
@@ -40,13 +42,6 @@ REASONING_NAMES = {
 REQUIRED = ("problem", "response", "model")
 #: Fields that hold text: a JSON list, number or object there is refused, not turned into text.
 TEXT_FIELDS = (*REQUIRED, "gold_answer", "answer", "prompt_text")
-#: Scripts a model name may mix (Unicode's "highly restrictive" profile, UTS #39): Latin with the
-#: scripts of Chinese, Japanese and Korean; any other mix is refused as a possible look-alike.
-MIXED_SCRIPTS_ALLOWED = (
-    frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA"}),
-    frozenset({"LATIN", "CJK", "BOPOMOFO"}),
-    frozenset({"LATIN", "CJK", "HANGUL"}),
-)
 #: Bad rows listed in the error before the rest are only counted.
 LISTED = 20
 FOLDED = "ids are compared after Unicode normalisation and case folding"
@@ -86,6 +81,7 @@ def read_rows(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]
         frame = read_csv_frame(path, ImportRowError, keep_default_na=False)
     elif suffix in (".xlsx", ".xls"):
         check_xlsx(path, ImportRowError)  # a zip bomb is refused before it is unzipped
+        check_xlsx_text(path, ImportRowError)  # and shared strings expanding to GBs before pandas holds them
         try:
             header = pd.read_excel(path, header=None, nrows=1).iloc[0].tolist() if path.is_file() else []
             frame = pd.read_excel(path, keep_default_na=False)
@@ -173,31 +169,6 @@ def _not_text(record: dict[str, Any]) -> list[str]:
     ]
 
 
-def model_name_problem(name: str) -> str | None:
-    """Why a model name would render as another name, or None: it holds a
-    control or format character (a bidi override reorders what is shown; a zero-width one shows
-    nothing), or it mixes letters of scripts that share look-alike letters (``gpt-4`` with a
-    Cyrillic ``о``). Scripts are told apart by the characters' Unicode names: no library this
-    package uses gives the script property, and Latin with the CJK scripts (``Qwen-通义``) stays
-    allowed, as in Unicode's "highly restrictive" profile (UTS #39)."""
-    for char in name:
-        if unicodedata.category(char) in ("Cc", "Cf"):
-            return (
-                f"holds U+{ord(char):04X} ({unicodedata.name(char, 'a control character')}), which changes "
-                "how the name renders; write the name without it"
-            )
-    scripts: dict[str, str] = {}
-    for char in unicodedata.normalize("NFKC", name):  # a fullwidth or mathematical "a" is Latin
-        if unicodedata.category(char).startswith("L"):
-            scripts.setdefault(unicodedata.name(char, "UNKNOWN").split()[0], char)
-    if len(scripts) > 1 and not any(set(scripts) <= allowed for allowed in MIXED_SCRIPTS_ALLOWED):
-        shown = ", ".join(
-            f"{script.title()} ({letter!r}, U+{ord(letter):04X})" for script, letter in scripts.items()
-        )
-        return f"mixes letters of look-alike scripts: {shown}; write the name in one script"
-    return None
-
-
 def _row_problems(record: dict[str, Any]) -> list[str]:
     """What is wrong with one row on its own (empty when nothing is)."""
     if not_text := _not_text(record):
@@ -226,12 +197,12 @@ def _row_problems(record: dict[str, Any]) -> list[str]:
 
 class _AcrossRows:
     """What rows must not share: an id (of one model and task), an id-less generation, or a model
-    name up to whitespace."""
+    name up to look-alikes (:mod:`...names`)."""
 
     def __init__(self) -> None:
         self.ids: dict[tuple, tuple[str, str]] = {}  # (model, task, id_key) -> (where, id)
         self.generations: dict[tuple, str] = {}  # (model, task, variant, problem, response) -> where
-        self.models: dict[str, tuple[str, str]] = {}  # model without whitespace -> (where, model)
+        self.models = LookAlikes()
 
     def problem(self, item: ImportedRow, where: str) -> str | None:
         """Why ``item`` (at ``where``) repeats an earlier row, or None (then it is remembered)."""
@@ -239,16 +210,10 @@ class _AcrossRows:
 
     def _model(self, item: ImportedRow, where: str) -> str | None:
         model = str(item.record["model"])
-        printed = "".join(char for char in model if unicodedata.category(char) != "Cf")
-        key = unicodedata.normalize("NFKC", "".join(printed.split()))
-        first_where, first = self.models.setdefault(key, (where, model))
-        if first == model:
-            reason = model_name_problem(model)
-            return f"field 'model': {ascii(model)} {reason}" if reason else None
-        return (
-            f"field 'model': {model!r} differs from {first!r} ({first_where}) only in whitespace, "
-            "invisible characters or Unicode normalisation; write each model's name the same way in every row"
-        )
+        if alike := self.models.problem(model, where):  # beside the name it imitates: both named
+            return f"field 'model': {alike}"
+        reason = name_problem(model)
+        return f"field 'model': {ascii(model)} {reason}" if reason else None
 
     def _id(self, item: ImportedRow, where: str) -> str | None:
         model, identifier = str(item.record["model"]), sample_id(item.record, item.origin, item.row)

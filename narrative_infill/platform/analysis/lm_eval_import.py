@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 from ...data.jsonl import iter_jsonl, read_utf8
 from ...errors import NarrativeInfillError
 from ...paper_protocol import SETTINGS, output_cap
-from .import_rows import model_name_problem
+from ..names import LookAlikes, checked_name
 from .importer import ImportedRow, write_imported
 
 _RESULTS = re.compile(r"^results_(?P<date>.+)\.json$")
@@ -205,16 +204,13 @@ def _cap_rule(task: LmEvalTask) -> str:
 
 def model_name(results: dict[str, Any], where: Path) -> str:
     """``<backend>/<model>`` as lm-eval ran it (``local-chat-completions/smollm2``), in NFKC; a
-    name that is not text or would render as another (``import_rows.model_name_problem``) is
-    refused, naming the results file and field."""
+    name that is not text or would render as another (:mod:`..names`) is refused, naming the
+    results file and field."""
     parts = {"config.model": results["config"].get("model") or "lm-eval"}
     parts["model_name"] = results.get("model_name") or "unnamed"
-    for field, value in parts.items():
-        if not isinstance(value, str):
-            raise LmEvalImportError(f"{where}: field {field!r}: expected text, got {type(value).__name__}")
-        if reason := model_name_problem(value):
-            raise LmEvalImportError(f"{where}: field {field!r}: {ascii(value)} {reason}")
-    return unicodedata.normalize("NFKC", "/".join(parts.values()))
+    return "/".join(
+        checked_name(value, f"{where}: field {field!r}", LmEvalImportError) for field, value in parts.items()
+    )
 
 
 def read_task(task: LmEvalTask) -> list[ImportedRow]:
@@ -323,6 +319,10 @@ def import_lm_eval(paths: list[str], log_dir: str, **options: Any) -> list[str]:
     tasks = find_tasks(paths)
     settings = [str(task.options.get("template")) for task in tasks]
     models = [model_name(task.results, task.results_file) for task in tasks]
+    names = LookAlikes()  # two runs whose model names print alike would be two rows that look like one
+    for task, model in zip(tasks, models):
+        if alike := names.problem(model, str(task.results_file)):
+            raise LmEvalImportError(f"{task.results_file}: model {alike}")
     repeated = {(m, s) for m, s in zip(models, settings) if list(zip(models, settings)).count((m, s)) > 1}
     if repeated:
         raise LmEvalImportError(

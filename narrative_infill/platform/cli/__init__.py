@@ -14,6 +14,7 @@ import sys
 
 from ...errors import NarrativeInfillError
 from ..extras import install_line, missing_extra
+from ..terminal import printable
 from . import compare, data, export, lm_eval, local, results, runs
 
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     except NarrativeInfillError as err:
         if args.debug:
             raise
-        print(f"narrative-infill {args.subcommand}: {err}", file=sys.stderr)
+        print(f"narrative-infill {args.subcommand}: {printable(err, keep_newlines=True)}", file=sys.stderr)
         return 1
     except ImportError as err:
         extra = missing_extra(err)

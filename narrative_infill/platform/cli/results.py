@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import sys
 import time
 from pathlib import Path
 
 from ...errors import OptionError
 from ...paper_protocol import PUBLISHED_INSTANCES
+from ..terminal import printable
 from .options import command, high_inclusive_option, output_option, passed
 
 
@@ -24,6 +26,8 @@ def _report(args: argparse.Namespace) -> int:
     report = write_report(
         args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
     )
+    for line in report.failed_rechecks:  # marked in report.md too
+        print(printable(line))
     if args.readme:
         update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
         print(f"{args.readme}: evaluation report section regenerated")
@@ -92,7 +96,7 @@ def _verify(args: argparse.Namespace) -> int:
         grader=args.grader,
     )
     stored = store(result, args.submission)
-    print("\n".join(result.lines()))
+    print(printable("\n".join(result.lines()), keep_newlines=True))
     print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
     if not result.passed:
         return 1
@@ -119,7 +123,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     """submissions -> leaderboard.md, leaderboard.json and a self-contained index.html"""
     from contextlib import nullcontext
 
-    from ..analysis.submission.board import write_leaderboard
+    from ..analysis.submission.board import REFUSED, write_leaderboard
     from ..analysis.submission.verify import rejudging
 
     _check_counts(args)
@@ -130,12 +134,22 @@ def _leaderboard(args: argparse.Namespace) -> int:
         rows = write_leaderboard(
             args.submissions, args.output, **passed(args, "high_inclusive", "logs", "sample", "bundle_logs")
         )
-    entries = sum(not r["baseline"] for r in rows)
+    refused = [r for r in rows if r["badge"] == REFUSED]
+    entries = sum(not r.get("baseline", False) for r in rows) - len(refused)
     print(
-        f"{entries} entries, {len(rows) - entries} baselines -> "
+        f"{entries} entries, {len(rows) - entries - len(refused)} baselines, {len(refused)} refused -> "
         f"{args.output}/index.html, leaderboard.md, leaderboard.json"
     )
-    return 0
+    for row in refused:  # the board is written, but a refusal is a failure of the run
+        for reason in row["reasons"]:
+            print(_printable(f"refused {row['file']}: {reason}"), file=sys.stderr)
+    return 1 if refused else 0
+
+
+def _printable(text: str) -> str:
+    """A line built from a file with its control characters escaped: a carriage return or an ANSI
+    sequence in a file name or a failure must not overwrite what the terminal shows."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
 
 
 def _check_folders(*options: tuple[str, Path | None]) -> None:

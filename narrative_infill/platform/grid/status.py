@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..terminal import printable
 from .plan import GridError
 from .record import Job, RecordedRun
 
@@ -71,7 +72,8 @@ def _task_progress(folder: Path) -> dict[str, _TaskProgress]:
             done = sum(1 for summary in read_eval_log_sample_summaries(location) if not summary.error)
         if not 0 <= done <= total:  # a forged or broken header: no state can be read from it
             raise GridError(f"{location}: {done:,} samples done of {total:,} (eval.dataset.samples x epochs)")
-        error = header.error.message.strip().splitlines()[-1] if header.error else None
+        # the last line by "\n" only: splitlines() also breaks at "\r", whose text would stand alone
+        error = header.error.message.strip().split("\n")[-1] if header.error else None
         progress[task] = _TaskProgress(header.status, done, total, error)
     return progress
 
@@ -121,14 +123,16 @@ def grid_status(log_dir: Path, runs: list[RecordedRun], jobs: list[Job]) -> tupl
 
 
 def describe_status(statuses: list[RunStatus], source: str) -> str:
-    """A table of the runs, each failure's error beneath it, and the totals."""
-    width = max([len(s.run.folder) for s in statuses] + [3])
+    """A table of the runs, each failure's error beneath it, and the totals; the text that comes
+    from files (folder names, errors) with its control characters escaped (:mod:`..terminal`)."""
+    folders = [printable(s.run.folder) for s in statuses]  # grid.json's and the logs' text, escaped
+    width = max([len(folder) for folder in folders] + [3])
     lines = [f"{'run':<{width}}  {'state':<11}  {'samples':>15}  slurm job"]
-    for status in statuses:
+    for folder, status in zip(folders, statuses):
         samples = f"{status.done:,}/{status.total:,}"
-        lines.append(f"{status.run.folder:<{width}}  {status.state:<11}  {samples:>15}  {status.job or '-'}")
+        lines.append(f"{folder:<{width}}  {status.state:<11}  {samples:>15}  {printable(status.job or '-')}")
         if status.error:
-            lines.append(f"{'':<{width}}  error: {status.error}")
+            lines.append(f"{'':<{width}}  error: {printable(status.error)}")
     counts = {
         state: sum(s.state == state for s in statuses) for state in (FINISHED, RUNNING, FAILED, NOT_STARTED)
     }

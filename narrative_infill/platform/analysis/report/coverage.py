@@ -10,6 +10,8 @@ under ``COVERAGE_MIN_PCT`` of its cell is marked ``†`` in ``report.md`` and in
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import pandas as pd
 
 from ....scorers.judge.rubric import known_dimensions
@@ -85,12 +87,17 @@ def _scorer_of(column) -> str | None:
     return None
 
 
-def marked(table: pd.DataFrame, low: dict[str, set[tuple[str, str]]]) -> pd.DataFrame:
+def marked(
+    table: pd.DataFrame, low: dict[str, set[tuple[str, str]]], failed: Collection[tuple[str, str]] = ()
+) -> pd.DataFrame:
     """``table`` (rounded) as text, with ``†`` on each value of a cell whose scorer covers under the
-    threshold: tables indexed by model with setting columns (Tables 3, 5), or indexed by
+    threshold, and ``recheck.RECHECK_MARK`` on each value of a ``failed`` cell (its run's scores do
+    not recompute): tables indexed by model with setting columns (Tables 3, 5), or indexed by
     (setting, model) (Tables 10-12, 14)."""
+    from .recheck import RECHECK_MARK
+
     text = table.round(3).astype(object).where(table.notna(), "")
-    if not any(low.values()):
+    if not any(low.values()) and not failed:
         return text
     names = list(table.index.names)
     for position, key in enumerate(table.index):
@@ -100,7 +107,9 @@ def marked(table: pd.DataFrame, low: dict[str, set[tuple[str, str]]]) -> pd.Data
         for column_position, column in enumerate(table.columns):
             scorer = _scorer_of(column)
             setting = keys.get("setting", column[-1] if isinstance(column, tuple) else None)
-            if scorer and (keys["model"], setting) in low.get(scorer, ()):
+            marks = [MARK] if scorer and (keys["model"], setting) in low.get(scorer, ()) else []
+            marks += [RECHECK_MARK] if scorer and (keys["model"], setting) in failed else []
+            if marks:
                 value = text.iat[position, column_position]
-                text.iat[position, column_position] = f"{value} {MARK}" if value != "" else f"none {MARK}"
+                text.iat[position, column_position] = f"{value if value != '' else 'none'} {' '.join(marks)}"
     return text

@@ -30,6 +30,8 @@ class Report:
     absent: dict[str, str] = field(default_factory=dict)
     figures: dict[str, Path] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: the runs whose scores did not recompute from their records, each with why (``recheck``)
+    failed_rechecks: list[str] = field(default_factory=list)
 
     def add(self, name: str, table: Table) -> None:
         if isinstance(table, Absent):

@@ -18,6 +18,7 @@ from .document import Absent, Report
 from .figures import figure2
 from .load import load_samples
 from .paper_compare import Comparison, compare_with_paper
+from .recheck import recheck_logs
 from .sensitivity import TABLE as SENSITIVITY_TABLE
 from .sensitivity import sensitivity_table
 from .tables import build_report
@@ -36,6 +37,7 @@ def write_report(
     inputs = [*paths, *([human_csv] if human_csv else [])]
     check_output_dir(out, "report", inputs)
     loaded = load_samples(paths)
+    rechecked = recheck_logs(loaded.frame, sorted(loaded.frame["log"].unique()))
     # The paper's tables are of models (a baseline in Table 3's Overall row or Table 4's correlations
     # would move them); the baselines have tables of their own, beside the models.
     everything = loaded.frame
@@ -48,7 +50,8 @@ def write_report(
         report.add(name, table)
     report.notes += [FLOOR_NOTE] if BASELINES_TABLE in report.tables else []
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
-    report.notes = loaded.notes + report.notes
+    report.notes = rechecked.notes() + loaded.notes + report.notes
+    report.failed_rechecks = rechecked.lines
     report.absent = {**{f"run {name}": reason for name, reason in loaded.absent.items()}, **report.absent}
     low = low_coverage(report.tables.get(COVERAGE_TABLE))
     with atomic_dir(out, "report", inputs) as folder:
@@ -66,7 +69,7 @@ def write_report(
         lines += [f"- {note}" for note in report.notes + ([MARK_NOTE] if any(low.values()) else [])]
         for name, table in report.tables.items():
             table.to_csv(folder / f"{name}.csv")
-            lines += ["", f"## {name}", "", marked(table, low).to_markdown()]
+            lines += ["", f"## {name}", "", marked(table, low, rechecked.failed).to_markdown()]
         for name, path in report.figures.items():
             lines += ["", f"![{name}]({path.name})"]
         if compare_paper:

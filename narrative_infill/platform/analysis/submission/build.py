@@ -26,6 +26,7 @@ from ....paper_protocol import is_high, is_low
 from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
 from ....task_options import setting_name
+from ...names import checked_name
 from ..blank_guard import ignored_share, story_key
 from ..fluency import is_not_fluent
 from ..report.load import newest_score, score_field, select_logs
@@ -102,7 +103,7 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     """Every aggregate the submission claims for one setting, from its samples."""
     metrics = [sample_scores(s)[0] for s in samples]
     judged = [sample_scores(s)[1] for s in samples]
-    answers = [_answer(s) for s in samples]
+    answers = [logged_answer(s) for s in samples]
     qavg = [_number(j.get("qavg")) for j in judged]
     # every metrics-scored answer's copy share, or none: a share over the samples that kept the key
     # would let an edited log hide its copies
@@ -162,7 +163,8 @@ def _not_fluent_share(answers: list[str]) -> float | None:
     return fmean(bool(is_not_fluent(read(answer))) for answer in answers)
 
 
-def _answer(summary) -> str:
+def logged_answer(summary) -> str:
+    """The answer a sample's newest scores record (the metrics', else the judge's; "" for none)."""
     score = newest_score(summary, "metrics") or newest_score(summary, "judge")
     return (score.answer or "") if score else ""
 
@@ -173,7 +175,7 @@ def samples_digest(by_setting: dict[str, list]) -> str:
     for setting in sorted(by_setting):
         for sample in by_setting[setting]:
             metrics, judged = sample_scores(sample)
-            row = [setting, str(sample.id), sample.epoch, _answer(sample), metrics, judged]
+            row = [setting, str(sample.id), sample.epoch, logged_answer(sample), metrics, judged]
             digest.update((json.dumps(row, sort_keys=True, default=str) + "\n").encode())
     return digest.hexdigest()
 
@@ -190,6 +192,8 @@ def read_settings(paths: list[str]) -> list[SettingLogs]:
     if not selected:
         raise SubmissionError(f"no successful log in {', '.join(map(str, paths))}")
     headers = {location: read_eval_log(location, header_only=True) for location in selected}
+    for location, header in headers.items():  # the name the board shows: one that renders as itself
+        checked_name(header.eval.model, f"{location}: field 'eval.model'", SubmissionError, as_written=True)
     models = {header.eval.model for header in headers.values()}
     if len(models) > 1:
         raise SubmissionError(

@@ -1,11 +1,15 @@
 """The tracks of the leaderboard and the protocol each one fixes, checked against the logs' headers.
 
-A ranked track (``full``, ``10pct``, ``demo``) declares its data (source, revision, instance count),
-its prompt (variant, unit, system role), its decoding (temperature, top-p, the output-cap rule)
-and its judge protocol (prompt variant, probability weighting). Every field is read from what the
+A ranked track (``full``, ``10pct``, ``demo``) declares the task version (the current one: an older
+version's judge prompt is injectable), its data (source, revision, instance count), its prompt
+(variant, unit, system role), its decoding (temperature, top-p, the output-cap rule) and its judge
+protocol (prompt variant, probability weighting, and the call the package's judge makes:
+temperature 0, no cap on a reply, two retries, the reply's shape told where the provider can be
+constrained). Every field is read from what the
 log recorded when it ran (task arguments, the task's and the model's generation config, the
 scorers' options, the task metadata, each sample's cap rule), never from the submission's own
-provenance, and a deviation fails naming the field. ``custom`` takes any complete run and is never
+provenance, and a deviation fails naming the field; the calls' own decoding is read from each
+sample's transcript by ``transcript``. ``custom`` takes any complete run and is never
 ranked with the others. Errored samples fail a ranked track; so does an unscored-judgement rate
 above ``UNSCORED_LIMIT``.
 """
@@ -18,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from ....data.dataset import DEMO, HF_DATASET
+from ....errors import OptionError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import (
     CAP_FACTOR,
+    JUDGE_TEMPERATURE,
     PAPER_JUDGE_VARIANT,
     PAPER_PROMPT_VARIANT,
     PUBLISHED_INSTANCES,
@@ -28,6 +34,8 @@ from ....paper_protocol import (
     TOP_P,
     output_cap,
 )
+from ....scorers.judge.schema import structured_mode
+from ....tasks.infill import TASK_VERSION
 from ..report.load import newest_score
 from .judges import endpoint_problems
 
@@ -59,6 +67,13 @@ class Protocol:
     extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
     judge_variant: str = PAPER_JUDGE_VARIANT
     probability_weighted: bool = False
+    task_version: int = TASK_VERSION
+    #: the judge's call (``scorers.judge.scorer.judge``'s defaults): its options in the header, and
+    #: in the transcript the grader calls' own config
+    judge_temperature: float = JUDGE_TEMPERATURE
+    judge_max_tokens: int | None = None
+    judge_retries: int = 2
+    judge_structured: str = "auto"
 
 
 PROTOCOLS = {
@@ -183,7 +198,22 @@ def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[s
             f"{name}: judge probability_weighted: {options.get('probability_weighted')!r}, "
             "the protocol has no weighting"
         )
+    for option in ("temperature", "max_tokens", "retries", "structured"):
+        expected = getattr(protocol, f"judge_{option}")
+        recorded = options.get(option, expected)
+        if option == "structured":
+            recorded = _mode(recorded)
+        if recorded != expected:
+            problems.append(f"{name}: judge {option}: {recorded!r}, the protocol has {expected!r}")
     return problems
+
+
+def _mode(value: Any) -> Any:
+    """A recorded ``structured`` option as the judge reads it (``on`` for True...), else as written."""
+    try:
+        return structured_mode(value)
+    except OptionError:
+        return value
 
 
 def _sample_problems(samples: list, name: str, protocol: Protocol) -> list[str]:
@@ -278,6 +308,11 @@ def _instances_expected(track, protocol: Protocol, run, listed: set[str], publis
 
     spec, name = run.header.eval, Path(run.location).name
     args = spec.task_args or {}
+    if spec.task_version != protocol.task_version:
+        problems.append(
+            f"{name}: task version {spec.task_version!r}, the {track} track ranks version "
+            f"{protocol.task_version} only (older versions score differently)"
+        )
     problems += _sample_problems(run.samples, name, protocol)
     off_data = _dataset_problems(track, protocol, spec, args, name)
     problems += off_data

@@ -2,8 +2,9 @@
 
 For every sample of every log: its summary (what the claims are built from) is compared with its
 full record, and every summary must have one; the model calls that generated it must be the
-log's model; the answer is extracted again from the raw output and compared
-with the logged answer (of both scorers), the truncated flag with the output's stop reason, the
+log's model, its output theirs and its epoch the one it was generated in (``transcript``); the
+answer is extracted again from the raw output and compared with the logged answer (of both
+scorers), the truncated flag with the output's stop reason, the
 problem and gold with the benchmark's instance (when the data is readable here), and each
 grader's scores parsed again from its raw reply (which must be a reply of that grader model's calls
 in the transcript) and averaged again into QAvg. With the logs'
@@ -25,6 +26,7 @@ from typing import Any
 from ....number_rules import none_if_nan, same_number
 from ..sample_records import summary_problem
 from .rescore import Pending, rescore, same_value
+from .transcript import is_import, sample_findings
 
 #: Mismatches of one kind listed by sample before the rest are only counted.
 LISTED = 5
@@ -180,8 +182,9 @@ class Findings:
         return out
 
 
-def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
-    """The benchmark instances the logs say they read, by id; None when not readable here."""
+def _instances(runs, recheck: Recheck) -> dict[str, dict[str, Any]] | None:
+    """The benchmark instances the logs say they read, by id and by problem text (an import's rows
+    name their own ids); None when not readable here."""
     from ....data.dataset import load_benchmark
 
     identity = (runs[0].header.eval.metadata or {}).get("dataset_identity") or {}
@@ -197,7 +200,10 @@ def _instances(runs, recheck: Recheck) -> dict[str, Any] | None:
             "problems and golds not compared with the data (this machine reads other data)"
         )
         return None
-    return {i.sample_id: i for i in loaded.instances}
+    return {
+        "id": {i.sample_id: i for i in loaded.instances},
+        "problem": {i.problem: i for i in loaded.instances},
+    }
 
 
 def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
@@ -215,7 +221,9 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
     for run in runs:
         rules = {name: extraction_of(run.header, name) for name in ("metrics", "judge")}
         summaries = {(str(s.id), s.epoch): s for s in run.samples}  # what the claims were built from
-        for full in read_eval_log_samples(run.location, all_samples_required=False):
+        # the transcript's texts whole: Inspect stores a long one once, as an attachment
+        samples = read_eval_log_samples(run.location, all_samples_required=False, resolve_attachments="core")
+        for full in samples:
             total += 1
             listed = summaries.pop((str(full.id), full.epoch), None)
             entry = _recheck_sample(run, full, listed, rules, instances, findings, protocol)
@@ -227,8 +235,15 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
                 f"{run.setting} {sample_id} epoch {epoch}",
                 "only its summary",
             )
+    imports = sorted(run.setting for run in runs if is_import(run.header))
+    if imports:
+        recheck.unchecked.append(
+            f"the outputs of {', '.join(imports)} were imported: compared with the responses the "
+            "import stores, no model call in the logs generated them"
+        )
     recheck.checks.append(
-        f"{total} samples re-read: each summary compared with its record, the generating model "
+        f"{total} samples re-read: each summary compared with its record, the output with its "
+        "generating model call and the epoch with the one it was generated in, the generating model "
         "with the log's, answers re-extracted from the raw outputs, "
         "truncation from the stop reason, context_copy and story_reuse from the answer, "
         "judge scores re-parsed from the graders' replies"
@@ -258,6 +273,9 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
     if protocol is not None and (off := sample_protocol_problem(full, run.setting, protocol)):
         findings.add("off the track's protocol", where, off)
     metrics, judged = _scores(full)
+    if metrics is not None or judged is not None:  # an output something was claimed from
+        for kind, detail in sample_findings(full, is_import(run.header), protocol):
+            findings.add(kind, where, detail)
     if judged is not None:
         for problem in _judge_problems(run, full, judged):
             findings.add("judge scores are not what the graders replied", where, problem)
@@ -283,9 +301,17 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
         rebuilt = rebuild(answers["metrics"], _problem(full))
         if logged_value is not None and not same_value(logged_value, rebuilt):
             findings.add(f"{key} is not {meaning}", where, f"logged {logged_value!r}")
-    instance = instances.get(str(full.id)) if instances is not None else None
+    # a generated sample is the instance its id names; an imported row names its own id, so it is
+    # the instance of its problem text, and a problem the benchmark lacks is a file's own (custom data)
+    imported = is_import(run.header)
+    by = "problem" if imported else "id"
+    instance = instances[by].get(_problem(full) if imported else str(full.id)) if instances else None
     if instances is not None and (
-        instance is None or instance.problem != _problem(full) or instance.gold_answer != str(full.target)
+        (instance is None and not imported)
+        or (
+            instance is not None
+            and (instance.problem, instance.gold_answer) != (_problem(full), str(full.target))
+        )
     ):
         findings.add("problem or gold differs from the benchmark's", where, "edited sample")
     gold = instance.gold_answer if instance is not None else str(full.target)
@@ -331,6 +357,12 @@ def header_problems(run, claims: dict) -> list[str]:
     means = {"atavg": claims["atavg"], "qavg": claims.get("qavg") or {}}
     means |= claims["metrics"] | (claims.get("dimensions") or {})
     problems = []
+    counted = run.header.results.total_samples if run.header.results else len(run.samples)
+    if counted != len(run.samples):  # Inspect counts every (instance, epoch) it ran
+        problems.append(
+            f"{run.setting}: header results.total_samples: {counted}, the log holds {len(run.samples)} "
+            "sample records: samples (or epochs) were taken out after Inspect wrote it"
+        )
     for score in run.header.results.scores if run.header.results else []:
         mean = (means.get(score.name) or {}).get("mean")
         recorded = none_if_nan(score.metrics["mean"].value) if "mean" in score.metrics else None
@@ -338,7 +370,7 @@ def header_problems(run, claims: dict) -> list[str]:
             continue
         if not same_number(recorded, mean):
             problems.append(
-                f"{run.setting}: header results.{score.name}.mean: the header says {recorded:.4f}, its "
-                f"sample records {mean:.4f}: the header was edited after Inspect wrote it"
+                f"{run.setting}: header results.{score.name}.mean: the header says {recorded!r}, its "
+                f"sample records {mean!r}: the header was edited after Inspect wrote it"
             )
     return problems

@@ -8,20 +8,28 @@ has the verifier's grader judge it again with the options the log's judge ran wi
 variant, temperature, retries, system role, reply constraint; never from the cache), and compares
 each sample's claimed QAvg with the re-judged one.
 
-The decision rule: with d = claimed QAvg - re-judged QAvg per drawn sample, each d shrunk toward
-0 by ``MARGIN`` (a difference within it counts as agreement, a larger one by how far it exceeds
-it), a one-sided sign-flip test (scipy's ``permutation_test``) of "their mean is positive",
-failing below ``ALPHA``. It sees how much each answer was inflated, not only how many were: a
-judge that inflates a quarter of the answers by a point gives a few large d among many near 0,
-and only the large ones move the mean, where a rank test also counted every agreeing answer
-against them (issue 44: a judge inflating 45% of answers passed the earlier Wilcoxon rule 18
-times in 20 at K = 8). When the claimed scores came from the same judge, claimed and re-judged
-QAvg are two draws of one distribution for each sample (identical at temperature 0), so d, and
-d shrunk, is symmetric about 0 and the false-alarm rate is at most ``ALPHA``. The smallest p-value
-is 2**-K (every d beyond MARGIN), so K below ``MIN_K`` could never fail and is refused, as is a
-re-judge that got fewer than ``MIN_K`` usable verdicts (it could not fail either). The
-margin (half a QAvg step of 0.2) absorbs rounding and leaves a verifier's grader a little room to
-differ. ``benchmarks/rejudge_power.py`` measures both rates (docs/judge.md).
+The decision rule, on d = claimed QAvg - re-judged QAvg per drawn sample: two one-sided tests, the
+check failing when the smaller p-value, doubled (Bonferroni: the false-alarm bound stays ``ALPHA``),
+is below ``ALPHA``.
+
+- The mean: each d shrunk toward 0 by ``MARGIN`` (a difference within it counts as agreement, a
+  larger one by how far it exceeds it), a sign-flip test (scipy's ``permutation_test``) of "their
+  mean is positive". It catches an inflation spread thin over many answers. When the claimed scores
+  came from the same judge, d is symmetric about 0 (identical at temperature 0), so its false-alarm
+  rate is at most the level; but its smallest p-value is 2**-n for n answers beyond the margin, so
+  a few answers inflated by a lot could never fail it (issue 57: six of twenty, each two points on
+  every dimension, passed ``--rejudge 20`` at p = 0.016).
+- The large differences: how many answers the claim sits more than ``LARGE`` (a point on the
+  average dimension) above the re-judge, a binomial test against ``HONEST_LARGE_SHARE``, the share
+  of answers an honest re-judge may put that far below the claim. An honest judge at temperature 0
+  puts none there; one at temperature above 0, or a different honest model, a few in a thousand
+  (the simulated ones of ``benchmarks/rejudge_power.py``: 0.03-0.7%, 1.1-1.25% for one harsher by
+  0.06 QAvg); an inflater every answer it inflated by two points. Its p-value shrinks with each
+  such answer, so three of twenty fail.
+
+The smallest K is where the mean test can fail at all (``MIN_K``): below it an inflation of every
+answer by a little could never fail, so such a K is refused, as is a re-judge that got fewer than
+``MIN_K`` usable verdicts. ``benchmarks/rejudge_power.py`` measures both rates (docs/judge.md).
 """
 
 from __future__ import annotations
@@ -40,9 +48,17 @@ from .build import QAVG_COLUMN
 from .regenerate import Retest
 
 ALPHA = 0.01
+#: Half a QAvg step of 0.2: within it a difference counts as agreement (rounding, a grader's leeway).
 MARGIN = 0.1
-#: The smallest K whose best p-value (2**-K, every d above MARGIN) is below ALPHA: 7 at 0.01.
-MIN_K = math.ceil(math.log2(1 / ALPHA))
+#: A difference above this is a point or more on the average dimension (QAvg moves in steps of 0.2).
+LARGE = 0.9
+#: The share of answers an honest re-judge may put more than LARGE below the claim (module docstring).
+HONEST_LARGE_SHARE = 0.015
+#: The tests whose smallest p-value decides, doubled for the count (Bonferroni).
+TESTS = 2
+#: The smallest K at which the mean test can fail: its best p-value, 2**-K (every d above MARGIN),
+#: times TESTS, below ALPHA: 8 at 0.01.
+MIN_K = math.ceil(math.log2(TESTS / ALPHA))
 #: Sign flips drawn for the p-value where K is too large to list all 2**K (p >= 1 / 10,000).
 RESAMPLES = 9_999
 #: Grader calls in flight at once during a re-judge.
@@ -75,11 +91,12 @@ class _Asked:
 
 
 def check_k(k: int) -> None:
-    """Refuse a K at which the test could never fail (its best p-value is 2**-K)."""
+    """Refuse a K at which the mean test could never fail (its best p-value is 2**-K, doubled)."""
     if k < MIN_K:
         raise RejudgeError(
-            f"--rejudge {k} can never fail: the smallest p-value of {k} re-judged samples is "
-            f"2^-{k} = {2.0**-k:.3g}, not below {ALPHA:g}; re-judge at least {MIN_K}"
+            f"--rejudge {k} can never fail an inflation of every answer: the mean test's smallest "
+            f"p-value of {k} re-judged samples is 2^-{k}, doubled for the two tests {TESTS * 2.0**-k:.3g}, "
+            f"not below {ALPHA:g}; re-judge at least {MIN_K}"
         )
 
 
@@ -100,7 +117,7 @@ def _draw(document: dict, runs: list, k: int, rng: random.Random) -> list[_Drawn
     if len(pool) < MIN_K:
         raise RejudgeError(
             f"the submission has {len(pool)} judged sample(s): a re-judge needs at least {MIN_K} to be "
-            "able to fail"
+            "able to fail an inflation of every answer"
         )
     return rng.sample(pool, min(k, len(pool)))
 
@@ -140,7 +157,7 @@ async def _rejudge_all(grader: Any, asked: list[_Asked]) -> list[float | None]:
     return list(await asyncio.gather(*(one(item) for item in asked)))
 
 
-def inflation_p_value(differences: list[float], seed: int) -> float:
+def mean_p_value(differences: list[float], seed: int) -> float:
     """One-sided sign-flip p-value of "the differences, each shrunk toward 0 by MARGIN, have a
     positive mean": exact (all 2**K sign patterns) up to K = 13, else from RESAMPLES flips drawn
     from ``seed``. Shrinking keeps each difference's sign, so a symmetric d stays symmetric."""
@@ -159,6 +176,25 @@ def inflation_p_value(differences: list[float], seed: int) -> float:
         vectorized=True,
     )
     return float(test.pvalue)
+
+
+def large_count(differences: list[float]) -> int:
+    """How many answers the claim sits more than LARGE above the re-judge."""
+    return sum(d > LARGE for d in differences)
+
+
+def large_p_value(differences: list[float]) -> float:
+    """One-sided binomial p-value of "more answers sit over LARGE above their re-judge than the
+    HONEST_LARGE_SHARE an honest re-judge puts there"."""
+    from scipy.stats import binomtest
+
+    test = binomtest(large_count(differences), len(differences), HONEST_LARGE_SHARE, alternative="greater")
+    return float(test.pvalue)
+
+
+def inflation_p_value(differences: list[float], seed: int) -> float:
+    """The decision's p-value (module docstring): the smaller of the two tests', times TESTS, at most 1."""
+    return min(1.0, TESTS * min(mean_p_value(differences, seed), large_p_value(differences)))
 
 
 def rejudge(
@@ -188,17 +224,20 @@ def rejudge(
         result.warnings.append(
             f"{len(drawn) - len(pairs)} drawn sample(s) got no usable verdict from {model}"
         )
-    if len(pairs) < MIN_K:  # fewer than MIN_K differences could never fail the test
+    if len(pairs) < MIN_K:  # fewer than MIN_K differences could never fail the mean test
         raise RejudgeError(
             f"{model} gave {len(pairs)} usable verdict(s) on the {len(drawn)} drawn samples: a re-judge "
-            f"needs at least {MIN_K} to be able to fail; not re-judged"
+            f"needs at least {MIN_K} to be able to fail an inflation of every answer; not re-judged"
         )
-    result.p_value = inflation_p_value([claimed - value for claimed, value in pairs], result.seed)
+    differences = [claimed - value for claimed, value in pairs]
+    result.p_value = inflation_p_value(differences, result.seed)
     result.submitted, result.fresh = fmean(c for c, _ in pairs), fmean(v for _, v in pairs)
     summary = (
         f"{len(pairs)} samples re-judged with {result.model} (seed {result.seed}): claimed QAvg "
-        f"{result.submitted:.3f}, re-judged {result.fresh:.3f}; one-sided sign-flip test of the mean "
-        f"of claimed - re-judged, each shrunk by {MARGIN:g}: p = {result.p_value:.3g} (fails below {alpha:g})"
+        f"{result.submitted:.3f}, re-judged {result.fresh:.3f}, {large_count(differences)} claimed more "
+        f"than {LARGE:g} above; the smaller of two one-sided p-values doubled (sign flips of the mean "
+        f"of claimed - re-judged, each shrunk by {MARGIN:g}; binomial of the share more than {LARGE:g} "
+        f"above, against {HONEST_LARGE_SHARE:g}): p = {result.p_value:.3g} (fails below {alpha:g})"
     )
     if result.p_value < alpha:
         result.failures.append(f"re-judge: the claimed QAvg is higher than {result.model} gives: {summary}")

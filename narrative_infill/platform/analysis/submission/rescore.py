@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ....number_rules import none_if_nan, same_number
+from ....number_rules import RESCORED_TOLERANCE, none_if_nan, same_number, same_rescored
 from ....paper_protocol import PAPER_BACKBONE
 
 if TYPE_CHECKING:
@@ -102,13 +102,25 @@ class Pending:
     reasons: dict
 
 
-def _differing(entry: Pending, fresh: dict[str, float]) -> list[str]:
-    """The logged values that are not the freshly computed ones, as ``key logged -> fresh``."""
-    return [
-        f"{key} {none_if_nan(entry.logged.get(key))!r} -> {value:.4f}"
-        for key, value in fresh.items()
-        if not same_value(value, none_if_nan(entry.logged.get(key)))
-    ]
+#: The values a model's forward pass decides (and AtAvg, their mean with three exact ones): scored
+#: again they are the same within ``RESCORED_TOLERANCE``; the lexical metrics are exact arithmetic.
+MODEL_SCORED = ("bertscore", "semf1", "atavg")
+
+
+def _differing(entry: Pending, fresh: dict[str, float], rescored: bool = False) -> list[str]:
+    """The logged values that are not the freshly computed ones, as ``key logged -> fresh``, both in
+    full: a difference in the seventh decimal must show. ``rescored``: the values were scored again
+    with the backbones (``MODEL_SCORED`` ones compared within ``RESCORED_TOLERANCE``)."""
+    differing = []
+    for key, value in fresh.items():
+        logged = none_if_nan(entry.logged.get(key))
+        if rescored and key in MODEL_SCORED and logged is not None:
+            same = same_rescored(value, logged)
+        else:
+            same = same_value(value, logged)
+        if not same:
+            differing.append(f"{key} {logged!r} -> {float(value)!r}")
+    return differing
 
 
 def _check_empty(empty: list[Pending], findings: Findings) -> None:
@@ -174,11 +186,11 @@ def rescore(
     fresh = score_pairs([p.answer for p in chosen], [p.gold for p in chosen], backbones)
     for entry, scores in zip(chosen, fresh):
         keys = (*METRIC_NAMES, "atavg")
-        differing = _differing(entry, {k: v for k, v in scores.values.items() if k in keys})
+        differing = _differing(entry, {k: v for k, v in scores.values.items() if k in keys}, rescored=True)
         if differing:
             findings.add("re-scored metrics differ from the logged ones", entry.where, ", ".join(differing))
     recheck.checks.append(
         f"{len(empty)} empty answers' metrics checked as 0; {len(chosen)} answered samples' five metrics "
-        "and AtAvg re-scored here from the re-extracted answers"
+        f"and AtAvg re-scored here from the re-extracted answers (within {RESCORED_TOLERANCE:g})"
         + (f" (seed {recheck.seed})" if recheck.seed is not None else "")
     )

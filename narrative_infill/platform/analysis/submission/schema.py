@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ....paper_protocol import SETTINGS
+from ...names import name_problem
 from .build import ATAVG_COLUMN, KIND, QAVG_COLUMN, SAMPLE_ROW_FIELDS, SCHEMA_VERSION, SubmissionError
 from .protocol import TRACKS
 
@@ -44,7 +45,10 @@ def schema_problems(document: dict[str, Any]) -> list[str]:
         document.get("track") in TRACKS,
         f"track must be one of {', '.join(TRACKS)}, got {document.get('track')!r}",
     )
-    need(isinstance((document.get("model") or {}).get("id"), str), "model.id missing")
+    model = (document.get("model") or {}).get("id") if isinstance(document.get("model"), dict) else None
+    need(isinstance(model, str), "model.id missing")
+    if isinstance(model, str) and (reason := name_problem(model, as_written=True)):
+        problems.append(f"model.id: {ascii(model)} {reason}")
     settings, samples = document.get("settings"), document.get("samples")
     need(isinstance(settings, dict) and bool(settings), "settings missing or empty")
     need(

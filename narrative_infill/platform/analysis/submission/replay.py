@@ -1,0 +1,69 @@
+"""Entries whose answers replay another entry's: shown on the board, never ranked.
+
+A replay is another entrant's logs submitted again under a new model name and eval id: new files,
+new SHA-256s, so the board's one-log-one-entry rule does not see it, and its samples may come in
+any order. With ``--logs`` the board reads every verified entry's answers (each the extraction of
+its raw output, as ``verify`` checked) and compares each pair of entries: the share of one entry's
+non-empty answers whose words (``folded_words``: case, compatibility forms and look-alike letters
+folded, punctuation and spacing left out) are the words of one of the other entry's answers to the
+same instance (setting and sample id), in any epoch. At or above ``REPLAY_SHARE`` both entries are
+marked not ranked, each naming the other: the files cannot say which one is the original (a log's
+creation time is a field its submitter writes), so the board's maintainer decides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ....scorers.metrics.copying import folded_words
+from .build import logged_answer, read_settings
+from .verify import load_document, locate_logs
+
+#: The share of an entry's answers found word for word among another's, per instance, at which the
+#: two are one run. Honest answers to the same instance (benchmarks/replay_share.py on ../shared's
+#: real outputs) share far less: see docs/leaderboard.md.
+REPLAY_SHARE = 0.5
+
+#: An entry's answers: (setting, sample id) -> the folded words of each of its non-empty answers.
+Answers = dict[tuple[str, str], set[tuple[str, ...]]]
+
+
+def answers_of(runs) -> Answers:
+    """The non-empty answers of every sample of ``runs`` (``build.read_settings``), by instance."""
+    answers: Answers = {}
+    for run in runs:
+        for sample in run.samples:
+            words = tuple(folded_words(logged_answer(sample)))
+            if words:
+                answers.setdefault((run.setting, str(sample.id)), set()).add(words)
+    return answers
+
+
+def replayed_share(mine: Answers, theirs: Answers) -> float:
+    """The share of ``mine``'s answers that are, word for word, an answer of ``theirs`` to the same
+    instance (0 when ``mine`` has none)."""
+    found = total = 0
+    for instance, answers in mine.items():
+        total += len(answers)
+        found += len(answers & theirs.get(instance, set()))
+    return found / total if total else 0.0
+
+
+def mark_replays(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) -> None:
+    """Mark every entry whose answers are, at ``REPLAY_SHARE`` or more, another entry's: not ranked,
+    naming the other (``replays``: their files)."""
+    read = {}
+    for row in rows:
+        located, _ = locate_logs(load_document(Path(submissions) / row["file"]), logs_dir)
+        read[row["file"]] = answers_of(read_settings(located))  # verified: every log is there
+    for row in rows:
+        mine, shared = read[row["file"]], {}
+        for other, theirs in read.items():
+            share = max(replayed_share(mine, theirs), replayed_share(theirs, mine))
+            if other != row["file"] and share >= REPLAY_SHARE:
+                shared[other] = share
+        if shared:
+            row["replays"] = sorted(shared)
+            named = ", ".join(f"{other} ({share:.0%})" for other, share in sorted(shared.items()))
+            row["unranked"] = f"not ranked: its answers are another entry's, word for word: {named}"
