@@ -233,7 +233,14 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(salad_site, tmp_p
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
     assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
-    assert sorted(flagged) == ["mockllm/copier", "mockllm/filler", "mockllm/salad", "mockllm/silent", "mockllm/sorter"]
+    assert sorted(flagged) == [
+        "mockllm/copier",
+        "mockllm/filler",
+        "mockllm/salad",
+        "mockllm/silent",
+        "mockllm/sorter",
+        "mockllm/story",  # the story's names in fixed filler: the blank guard (issue 58)
+    ]
 
 
 def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):
