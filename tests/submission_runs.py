@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+from pathlib import Path
+from statistics import fmean
 
 from helpers import mock_output
 from inspect_ai import eval
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 from word_salad import DEMO
 
@@ -79,3 +83,32 @@ def small_demo_run(log_dir, respond, name="model", **eval_args):
         f"mockllm/{name}", custom_outputs=lambda m, t, c, g: mock_output(respond(m)), memoize=False
     )
     return eval(task, model=model, log_dir=str(log_dir), display="none", **eval_args)[0]
+
+
+def forged_logs(source: Path, target: Path, edit) -> Path:
+    """The logs with ``edit(log)`` applied, summaries (rewritten by Inspect) and the header's means
+    made to agree with the records: a forger who keeps the log consistent with itself."""
+    shutil.copytree(source, target)
+    for path in target.glob("*.eval"):
+        log = read_eval_log(str(path))
+        edit(log)
+        _agreeing_header(log)
+        write_eval_log(log, str(path))
+    return target
+
+
+def each_sample(edit):
+    """A log edit applying ``edit(sample)`` to every record."""
+    return lambda log: [edit(sample) for sample in log.samples or []]
+
+
+def _agreeing_header(log: EvalLog) -> None:
+    for score in log.results.scores if log.results else []:
+        values = [
+            s.scores[score.scorer].value.get(score.name)
+            for s in log.samples or []
+            if score.scorer in (s.scores or {})
+        ]
+        present = [v for v in values if v is not None and v == v]
+        if present and "mean" in score.metrics:
+            score.metrics["mean"].value = fmean(present)

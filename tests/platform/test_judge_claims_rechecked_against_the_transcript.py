@@ -7,15 +7,14 @@ and ``--rejudge`` that got too few usable verdicts to fail says so instead of "c
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-from statistics import fmean
 
 import pytest
 from helpers import VALID_VERDICT, mock_output
 from inspect_ai import eval
-from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
+from submission_runs import each_sample, forged_logs
 
 from narrative_infill.platform.analysis.submission.build import build_submission, write_submission
 from narrative_infill.platform.analysis.submission.rejudge import RejudgeError
@@ -43,31 +42,6 @@ def judged(tmp_path_factory) -> Path:
     task = infill_task("l1", data="demo", backbone="minilm", judge=True)
     eval(task, model=model, model_roles={"grader": grader}, log_dir=str(folder), display="none")
     return folder
-
-
-def _forged(source: Path, target: Path, edit) -> Path:
-    """The logs with ``edit(sample)`` applied to every record, summaries (rewritten by Inspect) and
-    the header's means made to agree: a forger who keeps the log consistent with itself."""
-    shutil.copytree(source, target)
-    for path in target.glob("*.eval"):
-        log = read_eval_log(str(path))
-        for sample in log.samples or []:
-            edit(sample)
-        _agreeing_header(log)
-        write_eval_log(log, str(path))
-    return target
-
-
-def _agreeing_header(log: EvalLog) -> None:
-    for score in log.results.scores if log.results else []:
-        values = [
-            s.scores[score.scorer].value.get(score.name)
-            for s in log.samples or []
-            if score.scorer in (s.scores or {})
-        ]
-        present = [v for v in values if v is not None and v == v]
-        if present and "mean" in score.metrics:
-            score.metrics["mean"].value = fmean(present)
 
 
 def _inflate(judged_score) -> None:
@@ -102,7 +76,7 @@ def test_expected_scores_do_not_excuse_an_unweighted_grader_s_values(judged, tmp
         _verdict(sample)["values"] = dict.fromkeys(DIMENSIONS, 5.0)
         _inflate(sample.scores["judge"])
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, "grader grader's values")
 
 
@@ -116,7 +90,7 @@ def test_an_errored_sample_s_scores_are_rechecked(judged, tmp_path):
             sample.error = EvalError(message="x", traceback="", traceback_ansi="")
             sample.scores["metrics"].value.update(dict.fromkeys((*METRIC_NAMES, "atavg"), 0.9))
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     path = tmp_path / "forged.json"
     write_submission(build_submission([str(folder)], "custom"), path)
     result = verify(path, folder)
@@ -133,7 +107,7 @@ def test_a_grader_reply_edited_in_the_score_alone_is_refused(judged, tmp_path, c
         verdict.update(raw=[FIVES], scores=dict.fromkeys(DIMENSIONS, 5), values=dict.fromkeys(DIMENSIONS, 5))
         _inflate(sample.scores["judge"])
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, "not the replies of its grader calls in the transcript")
 
 
@@ -153,7 +127,7 @@ def test_a_grader_model_renamed_in_the_score_alone_is_refused(judged, tmp_path, 
             judge_served_by="grader=gpt-4.1-mini (None)",
         )
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     for path in folder.glob("*.eval"):
         log = read_eval_log(str(path))
         log.eval.model_roles["grader"] = ModelConfig(model="openai/gpt-4.1-mini")
@@ -164,7 +138,7 @@ def test_a_grader_model_renamed_in_the_score_alone_is_refused(judged, tmp_path, 
 def test_a_rejudge_with_too_few_usable_verdicts_to_fail_is_not_consistent(judged, tmp_path):
     """Failed before: 3 usable verdicts of 8 gave p = 0.125 at best and 're-judge consistent' for a
     claimed QAvg of 5.0 against 3.8 re-judged; 1 usable verdict ended in scipy's ValueError."""
-    folder = _forged(judged, tmp_path / "logs", lambda sample: None)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(lambda sample: None))
     path = _submitted(folder, tmp_path / "honest.json")
     for usable in (1, 3):
         calls: list[int] = []
@@ -197,7 +171,7 @@ def test_an_output_replaced_by_the_gold_while_the_transcript_keeps_the_model_s_i
         for key in ("metrics", "judge"):
             sample.scores[key].answer = gold
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     path = _submitted(folder, tmp_path / "forged.json")
     result = verify(path, folder)
     assert any("the output is not what its generating model call wrote" in f for f in result.failures)
@@ -210,7 +184,7 @@ def test_a_grader_failure_share_that_is_not_its_verdicts_is_refused(judged, tmp_
     def edit(sample):
         sample.scores["judge"].value["grader_failed"] = 0.5
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     path = tmp_path / "forged.json"
     write_submission(build_submission([str(folder)], "custom"), path)  # a ranked track refuses 100%
     result = verify(path, folder)

@@ -178,7 +178,11 @@ def test_a_panel_judgement_missing_a_grader_counts_as_unscored():
     def sample(i, failed):
         judged = Score(value={"qavg": 4.0, "grader_failed": 0.5 if failed else 0.0}, answer="x")
         return SimpleNamespace(
-            id=f"s{i}", epoch=1, scores={"metrics": Score(value={"atavg": 0.5}, answer="x"), "judge": judged}
+            id=f"s{i}",
+            epoch=1,
+            input=f"Story {i}. ______",  # a sample record's problem and gold (the blank guard reads them)
+            target="Gold.",
+            scores={"metrics": Score(value={"atavg": 0.5}, answer="x"), "judge": judged},
         )
 
     claims = setting_claims([sample(i, failed=i < 5) for i in range(24)])

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from statistics import fmean
 
 import pytest
 from helpers import VALID_VERDICT, mock_output
@@ -22,7 +21,7 @@ from inspect_ai import eval
 from inspect_ai import score as inspect_score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from submission_runs import small_demo_run
+from submission_runs import each_sample, forged_logs, small_demo_run
 
 from narrative_infill.platform.analysis.importer import import_generations
 from narrative_infill.platform.analysis.submission import build
@@ -60,33 +59,6 @@ def epochs(tmp_path_factory) -> Path:
 
     small_demo_run(folder, respond, name="epochs", epochs=5)
     return folder
-
-
-def _forged(source: Path, target: Path, edit) -> Path:
-    """The logs with ``edit(log)`` applied, the header's means made to agree with the records."""
-    shutil.copytree(source, target)
-    for path in target.glob("*.eval"):
-        log = read_eval_log(str(path))
-        edit(log)
-        _agreeing_header(log)
-        write_eval_log(log, str(path))
-    return target
-
-
-def _agreeing_header(log: EvalLog) -> None:
-    for score in log.results.scores if log.results else []:
-        values = [
-            s.scores[score.scorer].value.get(score.name)
-            for s in log.samples or []
-            if score.scorer in (s.scores or {})
-        ]
-        present = [v for v in values if v is not None and v == v]
-        if present and "mean" in score.metrics:
-            score.metrics["mean"].value = fmean(present)
-
-
-def _each_sample(edit):
-    return lambda log: [edit(sample) for sample in log.samples or []]
 
 
 def _refused(folder: Path, tmp_path: Path, capsys, monkeypatch, expected: str, track: str = "demo") -> None:
@@ -148,7 +120,7 @@ def test_the_gold_in_the_output_with_the_generating_calls_deleted_is_refused(
         _gold_in_output(sample)
         sample.events = [e for e in sample.events if e not in _generations(sample)]
 
-    folder = _forged(judged, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "no model call generated it")
 
 
@@ -162,13 +134,13 @@ def test_the_gold_in_the_output_with_the_generating_calls_renamed_to_a_grader_is
         for call in _generations(sample):
             call.role, call.model = "grader", "mockllm/grader"
 
-    folder = _forged(judged, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "no model call generated it")
 
 
 def test_a_task_version_2_log_is_refused_on_a_ranked_track(judged, tmp_path, capsys, monkeypatch):
     """Failed before: version 2, whose paper judge prompt is injectable, was ranked."""
-    folder = _forged(judged, tmp_path / "logs", lambda log: setattr(log.eval, "task_version", 2))
+    folder = forged_logs(judged, tmp_path / "logs", lambda log: setattr(log.eval, "task_version", 2))
     _refused(folder, tmp_path, capsys, monkeypatch, "task version 2, the demo track ranks version 3 only")
 
 
@@ -179,7 +151,7 @@ def test_calls_at_another_temperature_than_the_header_says_are_refused(judged, t
         for call in _generations(sample):
             call.config.temperature, call.config.top_p = 0.0, 1.0
 
-    folder = _forged(judged, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "generating call temperature 0.0, the protocol has 0.8")
 
 
@@ -188,7 +160,7 @@ def test_a_generating_call_without_the_sample_s_cap_is_refused(judged, tmp_path,
         for call in _generations(sample):
             call.config.max_tokens = 4096
 
-    folder = _forged(judged, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "generating call max_tokens 4096")
 
 
@@ -200,7 +172,7 @@ def test_a_judge_max_tokens_of_1_in_the_header_is_refused_on_a_ranked_track(
     def edit(log):
         next(s for s in log.eval.scorers if s.name == "judge").options["max_tokens"] = 1
 
-    folder = _forged(judged, tmp_path / "logs", edit)
+    folder = forged_logs(judged, tmp_path / "logs", edit)
     _refused(folder, tmp_path, capsys, monkeypatch, "judge max_tokens: 1, the protocol has None")
 
 
@@ -212,7 +184,7 @@ def test_grader_calls_off_the_judge_protocol_are_refused_whatever_the_header_say
             if call.event == "model" and call.role == "grader":
                 call.config.temperature, call.config.max_tokens = 0.7, 1
 
-    folder = _forged(judged, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(judged, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "grader call temperature 0.7, the protocol has 0.0")
 
 
@@ -224,7 +196,7 @@ def test_an_honest_run_of_five_epochs_and_one_made_before_the_epoch_was_recorded
     def older(sample):
         del sample.metadata["epoch"]
 
-    folder = _forged(epochs, tmp_path / "older" / "logs", _each_sample(older))
+    folder = forged_logs(epochs, tmp_path / "older" / "logs", each_sample(older))
     assert "verified: every claim" in _passes(folder, tmp_path / "older", capsys, "custom")
 
 
@@ -251,7 +223,7 @@ def _best_of_five(log: EvalLog, relabel_record: bool = False) -> None:
 
 def test_the_best_of_five_epochs_relabelled_epoch_1_is_refused(epochs, tmp_path, capsys, monkeypatch):
     """Failed before: 'verified' with the best epoch's AtAvg; the solver's record says which epoch."""
-    folder = _forged(epochs, tmp_path / "logs", _best_of_five)
+    folder = forged_logs(epochs, tmp_path / "logs", _best_of_five)
     _refused(folder, tmp_path, capsys, monkeypatch, "when it generated, the record says 1", track="custom")
 
 
@@ -265,7 +237,7 @@ def test_epochs_dropped_from_the_records_but_counted_in_the_header_are_refused(
         _best_of_five(log, relabel_record=True)
         log.results.total_samples = total
 
-    folder = _forged(epochs, tmp_path / "logs", edit)
+    folder = forged_logs(epochs, tmp_path / "logs", edit)
     _refused(folder, tmp_path, capsys, monkeypatch, "header results.total_samples: 30", track="custom")
 
 
@@ -305,7 +277,7 @@ def test_imported_outputs_pass_as_imports_and_an_edited_one_is_refused(
     def edit(sample):
         sample.output.completion = "<ANSWER>They crossed the old bridge.</ANSWER>"
 
-    folder = _forged(imported, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(imported, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "is not the imported response", track="custom")
 
 
