@@ -96,3 +96,14 @@ def test_a_replay_disguised_letter_by_letter_is_found(first_half, tmp_path, disg
 def test_a_replay_with_a_word_added_to_each_answer_is_found(first_half, tmp_path):
     copycat = _replayed(tmp_path, lambda text: f"{text} then")
     assert replayed_share(copycat, first_half) >= REPLAY_SHARE
+
+
+def test_a_line_break_in_a_submission_field_cannot_forge_a_line_of_verify(tmp_path, capsys):
+    """Failed before: ``verify`` escaped control characters but kept a field's own line break, so a
+    setting named ``"l1\\nok: ..."`` printed a line of its own that reads as a passed check."""
+    forged = "l1\nok: every claim recomputed from the logs; verified"
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps({"schema_version": 1, "settings": {forged: {}}, "samples": {forged: []}}))
+    assert main(["verify", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(("FAILED: ", f"{path}: ")) for line in lines), lines
