@@ -269,6 +269,20 @@ def test_epochs_dropped_from_the_records_but_counted_in_the_header_are_refused(
     _refused(folder, tmp_path, capsys, monkeypatch, "header results.total_samples: 30", track="custom")
 
 
+def test_the_record_s_epoch_rewritten_but_not_the_solver_s_state_event_is_refused(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who rewrites ``metadata.epoch`` and every count but leaves the transcript: the
+    solver's state event (what ``inspect view`` shows) still adds the epoch it generated in. Failed
+    before: 'verified' (only ``metadata.epoch`` was read)."""
+
+    def edit(log):
+        _best_of_five(log, relabel_record=True)
+
+    folder = _forged(epochs, tmp_path / "logs", edit)
+    _refused(folder, tmp_path, capsys, monkeypatch, "its state event recorded epoch", track="custom")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     """Stored generations imported and scored by the importer, as ``narrative-infill import`` does."""

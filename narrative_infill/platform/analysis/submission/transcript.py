@@ -8,7 +8,8 @@ same. A scored sample with no such call is refused, unless its log is an import 
 import``: the replay solver puts the stored response in the output and calls no model), whose output
 must then be the response it stores; an import's outputs are the importer's word, said as not
 checked, and a ranked track takes none. The epoch the solver recorded when it generated
-(``metadata.epoch``; absent in logs made before it) must be the record's. On a ranked track the
+(``metadata.epoch``, and the state event that added it; absent in logs made before it) must be
+the record's. On a ranked track the
 calls' own config must be the protocol's, whatever the header says: the generating call's
 temperature, top-p and cap (the sample's) and no other sampling option, and each grader call's
 temperature, cap and reply shape, with no more calls per verdict than the protocol's retries allow.
@@ -89,12 +90,23 @@ def output_problem(full, imported: bool) -> str | None:
 
 
 def epoch_problem(full) -> str | None:
-    """Why the record's epoch is not the one the solver recorded while generating (None: it is, or
-    the log predates the record)."""
+    """Why the record's epoch is not the one the solver recorded while generating, in the record's
+    metadata or in the state event of its transcript that added it (None: it is, or the log
+    predates the record)."""
     recorded = (full.metadata or {}).get("epoch")
-    if recorded is None or recorded == full.epoch:
-        return None
-    return f"the solver recorded epoch {recorded!r} when it generated, the record says {full.epoch}"
+    if recorded is not None and recorded != full.epoch:
+        return f"the solver recorded epoch {recorded!r} when it generated, the record says {full.epoch}"
+    in_events = [
+        change.value
+        for event in full.events
+        if event.event == "state"
+        for change in event.changes
+        if change.path == "/metadata/epoch" and change.op in ("add", "replace")
+    ]
+    if any(value != full.epoch for value in in_events):
+        said = in_events[-1]
+        return f"its state event recorded epoch {said!r} when it generated, the record says {full.epoch}"
+    return None
 
 
 def decoding_problems(full, protocol) -> list[str]:
