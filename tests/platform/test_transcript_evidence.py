@@ -283,6 +283,22 @@ def test_the_record_s_epoch_rewritten_but_not_the_solver_s_state_event_is_refuse
     _refused(folder, tmp_path, capsys, monkeypatch, "its state event recorded epoch", track="custom")
 
 
+def test_the_gold_in_the_output_and_in_its_generating_call_is_refused_by_the_rest_of_the_transcript(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who rewrites the generating call's output too but not the solver's state event
+    that set the output (what ``inspect view`` shows as the state's change). Failed before:
+    'verified' at the gold's AtAvg (only the model call was compared)."""
+
+    def edit(sample):
+        _gold_in_output(sample)
+        made = _generations(sample)[-1].output
+        made.completion = made.choices[0].message.content = sample.output.completion
+
+    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    _refused(folder, tmp_path, capsys, monkeypatch, "the solver's state event set", track="custom")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     """Stored generations imported and scored by the importer, as ``narrative-infill import`` does."""

@@ -86,6 +86,26 @@ def output_problem(full, imported: bool) -> str | None:
         return "the output's choices are not its generating call's"
     if full.output.stop_reason != made.stop_reason:
         return f"stop reason {full.output.stop_reason!r}, its generating call stopped by {made.stop_reason!r}"
+    return _state_problem(full)
+
+
+def _state_problem(full) -> str | None:
+    """Why the output is not the completion the solver's state events set (the transcript keeps it
+    apart from the model call; a log without one has nothing to compare)."""
+    set_by_state = [
+        change.value if change.path == "/output/completion" else change.value.get("completion")
+        for event in full.events
+        if event.event == "state"
+        for change in event.changes
+        if change.op in ("add", "replace")
+        and (
+            change.path == "/output/completion"
+            or (change.path == "/output" and isinstance(change.value, dict))
+        )
+    ]
+    if set_by_state and _valid(str(set_by_state[-1])) != _valid(full.output.completion):
+        said = str(set_by_state[-1])[:80]
+        return f"output {full.output.completion[:80]!r}, the solver's state event set {said!r}"
     return None
 
 
