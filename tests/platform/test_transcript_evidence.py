@@ -299,6 +299,26 @@ def test_the_gold_in_the_output_and_in_its_generating_call_is_refused_by_the_res
     _refused(folder, tmp_path, capsys, monkeypatch, "the solver's state event set", track="custom")
 
 
+def test_the_gold_in_the_output_its_call_and_its_state_but_not_the_provider_s_raw_response_is_refused(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who also rewrites the state event's completion, but not the provider's raw
+    response the call records (``ModelCall.response``, what ``inspect view`` shows under API).
+    Failed before: 'verified' at the gold's AtAvg."""
+
+    def edit(sample):
+        _gold_in_output(sample)
+        made = _generations(sample)[-1].output
+        made.completion = made.choices[0].message.content = sample.output.completion
+        for event in sample.events:
+            for change in event.changes if event.event == "state" else []:
+                if change.path == "/output/completion":
+                    change.value = sample.output.completion
+
+    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    _refused(folder, tmp_path, capsys, monkeypatch, "the provider's raw response", track="custom")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     """Stored generations imported and scored by the importer, as ``narrative-infill import`` does."""

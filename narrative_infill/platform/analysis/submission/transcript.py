@@ -56,6 +56,8 @@ def is_import(header) -> bool:
     return bool((header.eval.metadata or {}).get("imported")) and steps == [REPLAY_SOLVER]
 
 
+#: How the log writer refers to a long text stored once in the sample's attachments.
+_ATTACHMENT = "attachment://"
 #: A lone surrogate as the log writer stores it in a call's text: its six-character escape.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -86,7 +88,34 @@ def output_problem(full, imported: bool) -> str | None:
         return "the output's choices are not its generating call's"
     if full.output.stop_reason != made.stop_reason:
         return f"stop reason {full.output.stop_reason!r}, its generating call stopped by {made.stop_reason!r}"
-    return _state_problem(full)
+    return _state_problem(full) or _raw_response_problem(calls[-1], full.attachments or {})
+
+
+def _strings(raw: Any):
+    """Every string in a provider's raw JSON (walked without recursion: a log is untrusted)."""
+    stack = [raw]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _raw_response_problem(call, attachments: dict[str, str]) -> str | None:
+    """Why the provider's raw response the call records (``ModelCall.response``, where the provider
+    records one; a long text in it is the sample's attachment) does not hold the call's completion:
+    it holds the text as the API sent it, of which the completion is a part (a reasoning block
+    parsed out, say)."""
+    raw = call.call.response if call.call is not None else None
+    text = _valid(call.output.completion)
+    found = (attachments.get(s.removeprefix(_ATTACHMENT), s) for s in _strings(raw))
+    if not raw or not text or any(text in _valid(string) for string in found):
+        return None
+    wrote = call.output.completion[:80]
+    return f"its generating call wrote {wrote!r}, which the provider's raw response does not hold"
 
 
 def _state_problem(full) -> str | None:
