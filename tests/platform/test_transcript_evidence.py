@@ -319,6 +319,34 @@ def test_the_gold_in_the_output_its_call_and_its_state_but_not_the_provider_s_ra
     _refused(folder, tmp_path, capsys, monkeypatch, "the provider's raw response", track="custom")
 
 
+def test_a_served_run_at_temperature_0_relabelled_0_8_in_its_calls_is_refused_by_the_raw_requests(
+    standin, tmp_path, monkeypatch, capsys
+):
+    """A served run (the stand-in llama.cpp server) made at temperature 0 and top-p 1, the header and
+    every call's config rewritten to the protocol's 0.8 and 0.9; the provider's raw request each
+    call records (what was sent) still says 0. Failed before: 'verified'."""
+    from helpers import free_port
+
+    from narrative_infill.platform.local.server import LocalModelServer
+
+    monkeypatch.setenv("STANDIN_ANSWERS", "all")
+    with LocalModelServer(standin, port=free_port()) as server:
+        for name, value in server.environment().items():
+            monkeypatch.setenv(name, value)
+        task = infill_task("l2", data="demo", backbone="minilm")
+        eval(task, model="llama-cpp-python/smollm2", log_dir=str(tmp_path / "made"), display="none",
+             temperature=0.0, top_p=1.0)  # fmt: skip
+
+    def edit(log):
+        log.eval.model_generate_config.temperature, log.eval.model_generate_config.top_p = 0.8, 0.9
+        for sample in log.samples or []:
+            for call in _generations(sample):
+                call.config.temperature, call.config.top_p = 0.8, 0.9
+
+    folder = _forged(tmp_path / "made", tmp_path / "logs", edit)
+    _refused(folder, tmp_path, capsys, monkeypatch, "raw request temperature 0.0")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     """Stored generations imported and scored by the importer, as ``narrative-infill import`` does."""

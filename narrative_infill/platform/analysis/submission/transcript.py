@@ -160,7 +160,8 @@ def epoch_problem(full) -> str | None:
 
 def decoding_problems(full, protocol) -> list[str]:
     """Where the sample's calls ran off the ranked track's protocol, read from each call's own
-    config: the generating call's temperature, top-p and cap, and each grader call's temperature,
+    config (and the raw request it sent, where the provider records one): the generating call's
+    temperature, top-p and cap, and each grader call's temperature,
     cap and reply shape, at most ``1 + retries`` calls per verdict."""
     problems = []
     cap = (full.metadata or {}).get("max_tokens")
@@ -172,6 +173,12 @@ def decoding_problems(full, protocol) -> list[str]:
             f"generating call {name} {seen[name]!r}, the protocol has {wanted[name]!r}"
             for name in seen
             if seen[name] != wanted[name]
+        ]
+        sent = call.call.request if call.call is not None else {}
+        problems += [  # what the provider was sent, where its raw request records it
+            f"generating call's raw request {name} {sent[name]!r}, its config says {seen[name]!r}"
+            for name in seen
+            if isinstance(sent, dict) and name in sent and sent[name] != seen[name]
         ]
         if others := [name for name in SAMPLING_FIELDS if getattr(config, name, None) is not None]:
             problems.append(f"generating call sets {others}: the protocol decodes by temperature and top-p")
