@@ -47,3 +47,14 @@ def is_story_reuse(story_reuse: Any, threshold: float = STORY_REUSE_THRESHOLD) -
     """Whether an answer's ``story_reuse`` (a float or a pandas Series) makes it the story's own
     words in some order: the order-free guard beside ``is_copied``."""
     return story_reuse > threshold
+
+
+#: Two answers to different blanks of one story say the same thing when the words each holds beyond
+#: the story's (case-folded) overlap this much (Jaccard similarity; ``platform.analysis.blank_guard``).
+#: Chosen on the 9,800 real outputs (docs/baselines.md), never on the attack rules: 0.5 flags stories
+#: whose blanks get answers sharing half their own words, which real models' answers to different
+#: blanks rarely do.
+BLANK_SAME_THRESHOLD = 0.5
+#: Fewest words an answer needs to be compared: one-word answers ("Suddenly") repeated across a
+#: story's blanks are a real model's weak answers, and too little text to win AtAvg by filler.
+BLANK_MIN_WORDS = 4

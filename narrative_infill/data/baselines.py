@@ -26,6 +26,10 @@ benchmark script all call :func:`baseline_answer`, so a baseline means the same 
   than the sentence pair: on the packaged demo set's 24 instances 0.199 against the pair's 0.126 at
   L2, above the local model, and at L4 on the 30 shared problems 0.207 against 0.206 (MiniLM). The
   floor is the best of the two on an entry's instances.
+* the story-reading rules (``STORY_READING``, ``data.story_rules``): fluent filler with the story's
+  names, pronoun and nouns (or the neighbouring sentences') put in. The generic rules read nothing,
+  so such filler cleared their floor (issue 58); with these the floor is what a trivial rule earns
+  from the story, still a lower bound that tuned text can pass.
 * ``gold``: the gold span itself (the ceiling, and a judge check). Only this rule reads the gold:
   the others are functions of the problem text and ``n`` alone.
 
@@ -43,6 +47,7 @@ from collections.abc import Callable
 
 from ..errors import NarrativeInfillError
 from .records import BLANK
+from .story_rules import STORY_RULES
 from .text import normalise_space, split_sentences
 
 GOLD = "gold"
@@ -207,6 +212,20 @@ ORDER_FREE: dict[str, Callable[[str, int], str]] = {
     "neighbours-words-interleaved": neighbours_words_interleaved_answer,
 }
 
+
+def _story_rule(rule: Callable[[str, str], str]) -> Callable[[str, int], str]:
+    """A story-reading rule (``data.story_rules``) as a problem rule: it reads the story with the
+    blank removed and the sentences beside the blank (``n`` unused)."""
+
+    def answer(problem: str, n: int = 1) -> str:
+        return rule(context_answer(problem), " ".join(_neighbours(problem)))
+
+    return answer
+
+
+#: The story-reading null rules (``data.story_rules``), by name: ``--model baseline/<name>``.
+STORY_READING = {name: _story_rule(rule) for name, rule in STORY_RULES.items()}
+
 #: The rules that read only the problem and ``n``: the gold never reaches them.
 PROBLEM_RULES: dict[str, Callable[[str, int], str]] = {
     "empty": empty_answer,
@@ -215,6 +234,7 @@ PROBLEM_RULES: dict[str, Callable[[str, int], str]] = {
     **ORDER_FREE,
     "generic-sentence": generic_sentence_answer,
     "generic-paragraph": generic_paragraph_answer,
+    **STORY_READING,
 }
 #: Every baseline, from nothing to the gold.
 BASELINES = (*PROBLEM_RULES, GOLD)

@@ -130,33 +130,6 @@ def check_xlsx(path: Path, error: type[Exception]) -> None:
             )
 
 
-def check_xlsx_text(path: Path, error: type[Exception]) -> None:
-    """Refuse a spreadsheet whose first sheet's cells hold more than ``MAX_EXPANDED_CHARS`` of text
-    (a shared string counted at each cell that references it) or a row of more than
-    ``MAX_ROW_FIELDS`` cells, read row by row in openpyxl's read-only mode (each shared string held
-    once) before pandas builds a frame that holds each cell's text."""
-    from openpyxl import load_workbook
-
-    try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except Exception:  # openpyxl raises several types for a broken file: pandas names what is wrong
-        return
-    try:
-        total = 0
-        for row, cells in enumerate(book.worksheets[0].iter_rows(values_only=True), 1):
-            check_rows(row - 1, str(path), error)  # the first row is the header
-            if len(cells) > MAX_ROW_FIELDS:
-                raise error(f"{path}, row {row}: {len(cells):,} cells (at most {MAX_ROW_FIELDS:,})")
-            total += sum(len(str(value)) for value in cells if value is not None)
-            if total > MAX_EXPANDED_CHARS:
-                raise error(
-                    f"{path}, row {row}: its cells hold more than {MAX_EXPANDED_CHARS:,} characters of "
-                    "text up to here (each shared string counted where a cell uses it); split the file"
-                )
-    finally:
-        book.close()
-
-
 def check_parquet_footer(path: Path, error: type[Exception]) -> None:
     """Refuse a parquet file whose footer declares more than ``MAX_PARQUET_FOOTER_BYTES``, from the
     eight bytes that end the file (the footer's length and ``PAR1``), before pyarrow parses it. A

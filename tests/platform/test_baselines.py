@@ -7,6 +7,7 @@ from inspect_ai import eval
 
 from narrative_infill.platform.analysis.floor import (
     ABOVE,
+    BLANK_RULE,
     COPY_RULE,
     FLUENCY_RULE,
     FLUENCY_UNAVAILABLE_RULE,
@@ -15,6 +16,7 @@ from narrative_infill.platform.analysis.floor import (
     UNKNOWN_RULE,
     floor_mark,
     floor_of,
+    floor_test,
     guard_reason,
 )
 from narrative_infill.copy_guards import CONTEXT_COPY_THRESHOLD, is_copied
@@ -170,15 +172,29 @@ def test_the_floor_is_the_best_null_rule_no_guard_flags():
     figures = {"empty": (0.0, 0.0, 0.0), "neighbour": (0.12, 0.0, 0.2), "sorted-story-words": (0.3, 0.0, 1.0),
                "context": (0.35, 1.0, 1.0), "unscored": (0.05, None, None)}  # fmt: skip
     assert floor_of(figures) == ("neighbour", 0.12)  # the flagged two score more, and are caught
-    assert floor_mark(0.2, ("neighbour", 0.12)) == ABOVE
-    assert floor_mark(0.12, ("neighbour", 0.12)) == f"{NOT_ABOVE} (baseline/neighbour 0.120)"
     assert floor_of({"context": (0.35, 1.0, 1.0)}) is None
 
 
+def test_above_the_floor_means_a_significant_paired_difference_not_a_higher_mean():
+    stories = [f"rocstories-{i // 3}" for i in range(30)]
+    floor = [0.2 + 0.01 * (i % 7) for i in range(30)]
+    barely = [value + (0.02 if i % 2 else -0.015) for i, value in enumerate(floor)]  # higher mean, noisy
+    clearly = [value + 0.05 + 0.001 * (i % 3) for i, value in enumerate(floor)]
+    assert sum(barely) > sum(floor)
+    test = floor_test(barely, floor, stories)
+    assert floor_mark(test, ("neighbour", 0.23)).startswith(f"{NOT_ABOVE} (baseline/neighbour 0.230; difference")
+    assert floor_mark(floor_test(clearly, floor, stories), ("neighbour", 0.23)) == ABOVE
+    assert floor_mark(floor_test(floor, floor, stories), ("neighbour", 0.23)).startswith(NOT_ABOVE)
+    assert floor_mark(None, ("neighbour", 0.23)).endswith("one narrative: no test)")
+    assert floor_mark(None, None) == ABOVE  # every rule flagged: nothing to be below
+
+
 def test_an_entry_over_a_guard_or_with_a_share_unknown_has_its_reason():
-    assert guard_reason(0.0, 0.1, 0.1) is None
-    assert guard_reason(0.3, 0.0, 0.0) == COPY_RULE and guard_reason(0.0, 0.3, 0.0) == REUSE_RULE
-    assert guard_reason(0.0, 0.0, 0.3) == FLUENCY_RULE
-    assert guard_reason(0.0, None, 0.0) == UNKNOWN_RULE.format("story_reuse")
-    assert guard_reason(float("nan"), 0.0, 0.0) == UNKNOWN_RULE.format("context_copy")
-    assert guard_reason(0.0, 0.0, None) == FLUENCY_UNAVAILABLE_RULE  # never ranked unread
+    assert guard_reason(0.0, 0.1, 0.1, 0.1) is None
+    assert guard_reason(0.3, 0.0, 0.0, 0.0) == COPY_RULE and guard_reason(0.0, 0.3, 0.0, 0.0) == REUSE_RULE
+    assert guard_reason(0.0, 0.0, 0.3, 0.0) == FLUENCY_RULE
+    assert guard_reason(0.0, 0.0, 0.0, 0.5) == BLANK_RULE
+    assert guard_reason(0.0, None, 0.0, 0.0) == UNKNOWN_RULE.format("story_reuse")
+    assert guard_reason(0.0, 0.0, 0.0, None) == UNKNOWN_RULE.format("blank")
+    assert guard_reason(float("nan"), 0.0, 0.0, 0.0) == UNKNOWN_RULE.format("context_copy")
+    assert guard_reason(0.0, 0.0, None, 0.0) == FLUENCY_UNAVAILABLE_RULE  # never ranked unread

@@ -8,6 +8,7 @@ import json
 import shutil
 
 import pytest
+from attack_rules import names_nouns_sentence
 from helpers import browser_page, mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
@@ -15,6 +16,7 @@ from word_salad import thinned_and_padded
 
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import (
+    BLANK_RULE,
     COPY_RULE,
     FLOOR_RULE,
     FLUENCY_RULE,
@@ -61,6 +63,11 @@ def salad(messages, tools, tool_choice, config):
     return mock_output(f"<ANSWER>{thinned_and_padded(_problem(messages))}</ANSWER>")
 
 
+def story_filler(messages, tools, tool_choice, config):
+    """The issue's held-out attack (tests/attack_rules.py): the story's name and nouns in fixed filler."""
+    return mock_output(f"<ANSWER>{names_nouns_sentence(_problem(messages))}</ANSWER>")
+
+
 def silent(messages, tools, tool_choice, config):
     return mock_output("<ANSWER></ANSWER>")
 
@@ -90,7 +97,13 @@ def board(tmp_path_factory):
     answers the fluency check reads one by one, joins only where a test asks for it (``salad_site``),
     so the fast tier reads few answers beyond the reference rows' (issue 57)."""
     root = tmp_path_factory.mktemp("board")
-    for name, respond in (("copier", copier), ("sorter", sorter), ("silent", silent), ("filler", filler)):
+    for name, respond in (
+        ("copier", copier),
+        ("sorter", sorter),
+        ("silent", silent),
+        ("filler", filler),
+        ("story", story_filler),
+    ):
         _entered(root, name, respond)
     _entered(root, "weak", weak, "custom", "published")
     assert main(["leaderboard", str(root / "submissions"), "-o", str(root / "site")]) == 0
@@ -132,13 +145,18 @@ def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
     assert context["atavg"][0] > weak_row["atavg"][0] and context["vs_floor"] == COPY_RULE
     assert rows[("custom", "baseline/sorted-story-words")]["vs_floor"] == REUSE_RULE
     assert rows[("custom", "baseline/empty")]["vs_floor"] == IN_FLOOR
-    # fixed text sets the floor (no story guard can flag it): of the sentence pair and the sixty-word
-    # paragraph, the paragraph scores more on the demo set; "Nothing happened." is below both
+    # fixed text and the story-reading filler are kept for the floor (no story guard flags them; the
+    # blank guard marks what they would be as entries); "Nothing happened." is below them
     sentence, paragraph = (rows[("custom", f"baseline/generic-{kind}")] for kind in ("sentence", "paragraph"))
-    assert sentence["vs_floor"] == paragraph["vs_floor"] == IN_FLOOR
+    assert sentence["vs_floor"].startswith(IN_FLOOR) and paragraph["vs_floor"].startswith(IN_FLOOR)
+    story = rows[("custom", "baseline/story-names-sentence")]
+    assert story["vs_floor"] == f"{IN_FLOOR}; as an entry {BLANK_RULE}"
+    kept = [r for (track, _), r in rows.items() if track == "custom" and r["baseline"]
+            and r["vs_floor"].startswith(IN_FLOOR)]  # fmt: skip
+    best = max(kept, key=lambda r: r["atavg"][0])
     assert paragraph["atavg"][0] > sentence["atavg"][0] > weak_row["atavg"][0]
-    assert weak_row["floor_rule"] == "baseline/generic-paragraph"
-    assert weak_row["floor_atavg"] == pytest.approx(paragraph["atavg"][0])
+    assert weak_row["floor_rule"] == best["model"]
+    assert weak_row["floor_atavg"] == pytest.approx(best["atavg"][0])
     assert weak_row["vs_floor"].startswith(NOT_ABOVE) and "unranked" not in weak_row  # custom: never ranked
     markdown = (site / "leaderboard.md").read_text()
     assert "| copied% | reused% | not fluent% | vs floor |" in markdown and "QAvg (the judge)" in markdown
@@ -165,8 +183,17 @@ def test_fixed_filler_of_an_entrant_s_own_is_not_ranked(site):
     """Failed before generic-paragraph: the floor on the demo set was the sentence pair's 0.126, so a
     fixed sentence of the entrant's own (0.176, fluent, no story word) ranked on the demo track."""
     row = {(r["track"], r["model"]): r for r in _rows(site)}[("demo", "mockllm/filler")]
-    assert row["floor_rule"] == "baseline/generic-paragraph" and row["atavg"][0] < row["floor_atavg"]
-    assert row["unranked"] == FLOOR_RULE and "rank" not in row
+    assert row["atavg"][0] < row["floor_atavg"]
+    assert row["unranked"] in (FLOOR_RULE, BLANK_RULE) and "rank" not in row
+
+
+def test_the_story_s_names_in_fixed_filler_are_not_ranked(site):
+    """Issue 58: the story's commonest name and nouns in the issue's sentence pair ranked on the demo
+    track ("verified", first) above the local model; its blanks get one answer per story."""
+    rows = {(r["track"], r["model"]): r for r in _rows(site)}
+    row = rows[("demo", "mockllm/story")]
+    assert row["ignored"] == 1.0 and row["unranked"] == BLANK_RULE and "rank" not in row
+    assert not [r for r in _rows(site) if r["track"] == "demo" and "rank" in r]
 
 
 @pytest.mark.slow  # the fluency check reads every answer with the packaged SmolLM2
@@ -206,7 +233,14 @@ def test_the_page_fits_a_1400_pixel_window_and_shows_the_marks(salad_site, tmp_p
         flagged = page.eval_on_selector_all("tr.flagged", "rows => rows.map(r => r.dataset.model)")
     assert width <= 1400 and unfolded <= 1400, f"the page is {width} px wide ({unfolded} unfolded)"
     assert {COPY_RULE, REUSE_RULE, FLOOR_RULE} <= set(marks)
-    assert sorted(flagged) == ["mockllm/copier", "mockllm/filler", "mockllm/salad", "mockllm/silent", "mockllm/sorter"]
+    assert sorted(flagged) == [
+        "mockllm/copier",
+        "mockllm/filler",
+        "mockllm/salad",
+        "mockllm/silent",
+        "mockllm/sorter",
+        "mockllm/story",  # the story's names in fixed filler: the blank guard (issue 58)
+    ]
 
 
 def test_a_forged_copy_share_fails_verification(board, tmp_path, capsys):

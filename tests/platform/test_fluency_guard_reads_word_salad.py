@@ -236,4 +236,4 @@ def test_where_the_model_is_missing_the_check_refuses_and_no_entry_is_ranked(mon
         assert fluency_or_none() is None
     finally:
         fluency._model.cache_clear()
-    assert guard_reason(0.0, 0.0, None) == FLUENCY_UNAVAILABLE_RULE
+    assert guard_reason(0.0, 0.0, None, 0.0) == FLUENCY_UNAVAILABLE_RULE

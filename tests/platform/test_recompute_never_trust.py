@@ -85,7 +85,7 @@ def test_forged_metrics_in_records_summaries_and_header_fail_verify_submit_and_b
     assert main(["verify", str(path), "--logs", str(forged)]) == 1
     out = capsys.readouterr().out
     assert "re-scored metrics differ from the logged ones in 18 sample(s)" in out
-    assert "an empty answer is not scored 0 in 6 sample(s)" in out and "atavg 0.45 -> 0.0000" in out
+    assert "an empty answer is not scored 0 in 6 sample(s)" in out and "atavg 0.45 -> 0.0" in out
     assert main(["submit", str(forged), "-o", str(tmp_path / "again.json"), "--track", "demo"]) == 1
     assert "not what their sample records give" in capsys.readouterr().err
     assert not (tmp_path / "again.json").exists()

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from attack_rules import names_nouns_sentence
 from helpers import mock_output
 from inspect_ai import eval
 from inspect_ai.model import get_model
 from word_salad import thinned_and_padded
 
+from narrative_infill.data.baselines import NULL_RULES
 from narrative_infill.platform.analysis import fluency
 from narrative_infill.platform.analysis.floor import (
-    ABOVE,
+    BLANK_RULE,
     COPY_RULE,
     FLUENCY_RULE,
     FLUENCY_UNAVAILABLE_RULE,
@@ -41,8 +43,8 @@ def _answering(name: str, answer: str):
 
 
 def test_the_report_marks_flagged_null_rules_and_models_against_the_floor(tmp_path):
-    """The floor is the best null rule no guard flags: the copied story and its sorted words are
-    flagged (and left out), the empty answer sets it; a model answering nothing is not above it."""
+    """Baseline logs in the folder are shown with their guard marks; the floor is computed here on
+    the models' instances: the best null rule no story guard flags, story-reading ones included."""
     logs, out = tmp_path / "logs", tmp_path / "report"
     runs = (_answering("weak", WEAK), _answering("silent", ""), "baseline/context", "baseline/empty",
             "baseline/sorted-story-words")  # fmt: skip
@@ -54,11 +56,11 @@ def test_the_report_marks_flagged_null_rules_and_models_against_the_floor(tmp_pa
     assert table.loc["baseline/sorted-story-words", MARK] == REUSE_RULE
     assert table.loc["baseline/sorted-story-words", "story reuse %"] == 100.0
     assert table.loc["baseline/empty", MARK] == IN_FLOOR
-    # the copy scores above the weak model, but it is flagged: the floor is the empty answer's 0
-    assert table.loc["baseline/context", "AtAvg"] > table.loc["mockllm/weak", "AtAvg"] > 0
-    assert table.loc["mockllm/weak", "floor rule"] == "baseline/empty"
-    assert table.loc["mockllm/weak", MARK] == ABOVE
-    assert table.loc["mockllm/silent", MARK] == f"{NOT_ABOVE} (baseline/empty 0.000)"
+    # the empty answer's log lies in the folder, but the floor is the best rule computed here
+    weak = table.loc["mockllm/weak"]
+    assert weak["floor rule"] != "baseline/empty" and weak["floor AtAvg (same instances)"] > weak["AtAvg"] > 0
+    assert weak[MARK].startswith(f"{NOT_ABOVE} ({weak['floor rule']} ")
+    assert table.loc["mockllm/silent", MARK].startswith(NOT_ABOVE)
     copies = pd.read_csv(out / "copy_share_by_setting.csv", index_col=0)
     assert copies.loc["baseline/context", "l2"] == 100.0 and copies.loc["mockllm/weak", "l2"] == 0.0
     text = (out / "report.md").read_text()
@@ -68,17 +70,24 @@ def test_the_report_marks_flagged_null_rules_and_models_against_the_floor(tmp_pa
     assert not [row for row in table3.index if row.startswith("baseline/")]
 
 
-def test_a_model_a_null_rule_does_not_cover_is_not_compared(tmp_path):
+def test_the_floor_is_computed_without_any_baseline_log_and_reads_the_story(tmp_path):
+    """Failed before: the floor was the best of whichever baseline logs lay in the folder (none here:
+    no floor at all; the empty answer's alone: 0.000, every model above it)."""
     logs, out = tmp_path / "logs", tmp_path / "report"
-    _run(_answering("weak", WEAK), logs, domain="roc")
-    _run("baseline/context", logs)  # other instances (sind)
+    _run(get_model("mockllm/story", custom_outputs=_story_filler), logs, domain="roc")
     assert main(["report", str(logs), "-o", str(out)]) == 0
-    table = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"])
-    assert table.loc[("l2", "mockllm/weak"), MARK] == "floor unknown: baseline/context answers 0 of 6 samples"
+    row = pd.read_csv(out / "baselines_vs_models.csv", index_col=["setting", "run"]).loc[("l2", "mockllm/story")]
+    assert row["floor rule"].removeprefix("baseline/") in NULL_RULES and row["floor AtAvg (same instances)"] > 0
+    # the issue's attack: the story's name and nouns in fixed filler, one answer per story
+    assert row["blank ignored %"] == 100.0 and row[MARK] == BLANK_RULE
 
 
 def _table(report) -> pd.DataFrame:
     return pd.read_csv(report / "baselines_vs_models.csv", index_col=["setting", "run"]).loc["l2"]
+
+
+def _story_filler(messages, tools, tool_choice, config):
+    return mock_output(f"<ANSWER>{names_nouns_sentence(messages[-1].text.split(chr(10) * 2)[1])}</ANSWER>")
 
 
 def _salad(messages, tools, tool_choice, config):

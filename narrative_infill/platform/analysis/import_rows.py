@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...data.jsonl import check_columns, iter_jsonl, read_csv_frame
-from ...data.limits import check_rows, check_xlsx, check_xlsx_text, oversized_fields
+from ...data.limits import MAX_EXPANDED_CHARS, MAX_ROW_FIELDS, check_rows, check_xlsx, oversized_fields
 from ...data.records import MASKED_SENTENCES, blank_problem, id_key, parse_integer
 from ...data.text import is_invisible
 from ...errors import NarrativeInfillError
@@ -277,3 +277,31 @@ def read_generations(files: list[str]) -> list[ImportedRow]:
         more = f"\n  ... and {len(problems) - LISTED} more" if len(problems) > LISTED else ""
         raise ImportRowError(f"{len(problems)} row(s) cannot be imported:\n  {shown}{more}")
     return rows
+
+
+def check_xlsx_text(path: Path, error: type[Exception]) -> None:
+    """Refuse a spreadsheet whose first sheet's cells hold more than ``MAX_EXPANDED_CHARS`` of text
+    (a shared string counted at each cell that references it) or a row of more than
+    ``MAX_ROW_FIELDS`` cells, read row by row in openpyxl's read-only mode (each shared string held
+    once) before pandas builds a frame that holds each cell's text. Here, not in ``data.limits``:
+    openpyxl is the platform's (the ``report`` extra), not the core's."""
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except Exception:  # openpyxl raises several types for a broken file: pandas names what is wrong
+        return
+    try:
+        total = 0
+        for row, cells in enumerate(book.worksheets[0].iter_rows(values_only=True), 1):
+            check_rows(row - 1, str(path), error)  # the first row is the header
+            if len(cells) > MAX_ROW_FIELDS:
+                raise error(f"{path}, row {row}: {len(cells):,} cells (at most {MAX_ROW_FIELDS:,})")
+            total += sum(len(str(value)) for value in cells if value is not None)
+            if total > MAX_EXPANDED_CHARS:
+                raise error(
+                    f"{path}, row {row}: its cells hold more than {MAX_EXPANDED_CHARS:,} characters of "
+                    "text up to here (each shared string counted where a cell uses it); split the file"
+                )
+    finally:
+        book.close()

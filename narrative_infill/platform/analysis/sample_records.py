@@ -101,6 +101,9 @@ def _view(sample: dict) -> SimpleNamespace:
     return SimpleNamespace(
         id=sample["id"],
         epoch=int(sample["epoch"]),
+        # the problem and gold (a summary's cut at Inspect's 5,120 characters): the blank guard's story
+        input=sample.get("input"),
+        target=sample.get("target"),
         scores=scores,
         metadata=sample.get("metadata"),
         error=sample.get("error"),

@@ -5,23 +5,28 @@ Baseline runs are ordinary logs of ``--model baseline/<rule>`` (``data.baselines
 * ``baselines_vs_models``: per setting, each run's AtAvg and QAvg (where judged), baselines and
   models alike, each run's shares of copied, story-reuse and not-fluent answers (the last read here
   from the logged answers by ``analysis.fluency``: the tasks do not need its model; unknown, so
-  every model unranked, where it cannot run), and for each model the floor
-  on the same instances (same setting, same problem and gold): the best AtAvg of a null rule the
-  guards do not flag there (``analysis.floor``), with the rule that sets it and the mark: the
-  guard a model fails, else whether it is above the floor. A model whose instances a kept null
-  rule does not all cover is marked so, never compared on a part of its instances.
+  every model unranked, where it cannot run), each model's share of stories whose blanks it
+  ignores (``analysis.blank_guard``), and for each model the floor on the same instances: every
+  null rule is answered and scored here on the models' own instances (``reference.rule_scores``),
+  never read from the baseline logs that happen to lie in the folder; the floor is the best AtAvg
+  of a rule the story guards do not flag there (``analysis.floor``), with the rule that sets it
+  and the mark: the guard a model fails, else whether it is significantly above the floor (a
+  one-sided clustered paired test). Baseline logs in the folder are shown as runs, with their
+  guard marks.
 * ``copy_share_by_setting``: per run and setting, the percentage of answers whose
   ``context_copy`` is above ``CONTEXT_COPY_THRESHOLD`` (``copy_guards.is_copied``).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ....copy_guards import CONTEXT_COPY_THRESHOLD, is_copied, is_story_reuse
 from ....data.baselines import NULL_RULES
 from ....errors import NarrativeInfillError
 from ....paper_protocol import SETTINGS
+from ..blank_guard import ignored_share, story_key
 from ..floor import (
     COPY_RULE,
     FLUENCY_RULE,
@@ -30,10 +35,12 @@ from ..floor import (
     REUSE_RULE,
     floor_mark,
     floor_of,
+    floor_test,
     guard_reason,
     over_limit,
 )
 from ..fluency import is_not_fluent
+from ..stats import PairedTest
 from .document import Absent, Table, has_columns
 
 BASELINE_PREFIX = "baseline/"
@@ -82,40 +89,98 @@ def _not_fluent(answers: pd.Series) -> pd.Series:
     return answers.map(flags).astype(float)
 
 
-def _rule_instances(scored: pd.DataFrame, setting: str) -> dict[str, pd.DataFrame]:
-    """Each null rule's samples in ``setting``, indexed by instance."""
-    rules = {}
-    for rule in NULL_RULES:
-        run = scored[(scored["model"] == f"{BASELINE_PREFIX}{rule}") & (scored["setting"] == setting)]
-        if not run.empty:
-            rules[rule] = run.groupby(_INSTANCE)[["atavg", *_GUARD_COLUMNS]].mean()
-    return rules
+def _instance_story(run: pd.DataFrame) -> pd.Series:
+    """Each sample's narrative (the cluster of the floor's test and the blank guard's story)."""
+    ids = run["id"] if "id" in run else pd.Series(None, index=run.index)
+    return pd.Series([story_key(i, str(p)) for i, p in zip(ids, run["input"])], index=run.index)
 
 
-def _floor(run: pd.DataFrame, rules: dict[str, pd.DataFrame]) -> tuple[tuple[str, float] | None, str]:
-    """(the floor on ``run``'s instances, a note: empty, or which rule does not cover them)."""
-    keys = pd.MultiIndex.from_frame(run[_INSTANCE])
+def _computed_rules(scored: pd.DataFrame) -> dict[tuple[str, str], dict | str]:
+    """Per (setting, metrics signature) of the model runs, each null rule's answer to every
+    instance they answered (``submission.reference.rule_scores``): computed here, never read from
+    whichever baseline logs lie in the folder (without the story-reading rules' logs the floor was
+    ``baseline/empty`` at 0). Where they cannot be computed here (backbones out of reach, a problem
+    with no blank), why, as text: the models there get "floor unknown", never a floor of a part."""
+    from ....paper_protocol import PAPER_PROMPT_VARIANT
+    from ..submission.reference import rule_scores
+
+    models = scored[~scored["model"].map(is_baseline)]
+    found: dict[tuple[str, str], dict | str] = {}
+    for (setting, signature), rows in models.groupby(["setting", "metrics_signature"], dropna=False):
+        firsts = rows.drop_duplicates(_INSTANCE)
+        instances = {
+            (setting, problem, gold): (setting, sample_id, problem, _sentences_of(n, gold), gold)
+            for problem, gold, sample_id, n in zip(
+                firsts["input"].map(str),
+                firsts["target"].map(str),
+                firsts["id"],
+                firsts["metadata_n"] if "metadata_n" in firsts else [None] * len(firsts),
+            )
+        }
+        try:
+            found[(setting, str(signature))] = rule_scores(instances, str(signature), PAPER_PROMPT_VARIANT)
+        except Exception as err:  # backbones or data out of reach: the models' marks say so
+            found[(setting, str(signature))] = (
+                f"the null rules cannot be scored here ({type(err).__name__}: {err})"
+            )
+    return found
+
+
+def _sentences_of(n, gold: str) -> int:
+    """The instance's sentence count: its metadata ``n``, else the gold's sentences."""
+    from ....scorers.metrics.pairs import sentences
+
+    try:
+        return max(1, int(n))
+    except (TypeError, ValueError):
+        return max(1, len(sentences(gold)))
+
+
+def _floor(run: pd.DataFrame, rules: dict) -> tuple[tuple[str, float] | None, PairedTest | None]:
+    """(the floor on ``run``'s instances, the run's paired test against the rule setting it)."""
+    from ..submission.reference import rule_shares
+
+    means = run.groupby(_INSTANCE, sort=True)["atavg"].mean()
+    stories = _instance_story(run).groupby([run[c] for c in _INSTANCE], sort=True).first()
+    keys = list(means.index)
+    missing = [key for key in keys if key not in next(iter(rules.values()), {})]
+    if missing:  # a run scored under two signatures: its instances are not all in one rule set
+        raise KeyError(f"{len(missing)} of its {len(keys)} instances have no null-rule answer here")
     figures = {}
-    for rule, answers in rules.items():
-        mine = answers.reindex(keys)
-        if mine["atavg"].isna().any():
-            return None, f"baseline/{rule} answers {int(mine['atavg'].notna().sum())} of {len(mine)} samples"
-        figures[rule] = (float(mine["atavg"].mean()), *_guard_shares(mine))
-    return floor_of(figures), ""
+    for rule, answered in rules.items():
+        mine = {key: answered[key] for key in keys}
+        figures[rule] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *rule_shares(mine)[:3])
+    floor = floor_of(figures)
+    if floor is None:
+        return None, None
+    values = [rules[floor[0]][key][0] for key in keys]
+    return floor, floor_test(list(means.values), values, list(stories.values))
 
 
-def _model_columns(run: pd.DataFrame, rules: dict[str, pd.DataFrame], shares) -> dict:
+def _model_columns(run: pd.DataFrame, rules: dict | str, shares) -> dict:
     """A model run's floor, the rule setting it, and its mark (a failed guard first)."""
-    floor, note = _floor(run, rules)
-    if note:
-        mark = f"floor unknown: {note}"
+    try:
+        floor, test = _floor(run, rules) if isinstance(rules, dict) else (None, None)
+    except KeyError as err:
+        rules = str(err.args[0])
+        floor, test = None, None
+    if isinstance(rules, str):
+        mark = f"floor unknown: {rules}"
     else:
-        mark = guard_reason(*shares) or floor_mark(float(run["atavg"].mean()), floor)
+        mark = guard_reason(*shares) or floor_mark(test, floor)
     return {
         "floor AtAvg (same instances)": floor[1] if floor else float("nan"),
         "floor rule": f"{BASELINE_PREFIX}{floor[0]}" if floor else "",
         MARK: mark,
     }
+
+
+def _ignored(run: pd.DataFrame) -> float:
+    """The run's share of stories whose blanks its answers ignore (``blank_guard``), per setting."""
+    answers = run["metrics_answer"].fillna("") if "metrics_answer" in run else pd.Series("", index=run.index)
+    return ignored_share(
+        zip(_instance_story(run), run["input"].map(str), run["target"].map(str), answers.map(str))
+    )
 
 
 def _baseline_mark(model: str, shares: tuple[float, float, float]) -> str:
@@ -134,12 +199,12 @@ def baselines_table(frame: pd.DataFrame) -> Table:
         return Absent("no automatic-metric scores in the logs")
     # logs scored before a guard existed: its shares are unknown (NaN), not absent
     frame = frame.assign(**{key: frame.get(key, float("nan")) for key in ("context_copy", "story_reuse")})
-    if not frame["model"].map(is_baseline).any():
-        return Absent("no baseline runs in the logs (import --baselines, or run --model baseline/<rule>)")
+    frame = frame.assign(metrics_signature=frame.get("metrics_signature", "none"))
     scored = frame.dropna(subset=["atavg"])
     answers = scored["metrics_answer"] if "metrics_answer" in scored else pd.Series(None, index=scored.index)
     scored = scored.assign(not_fluent=_not_fluent(answers))
-    rules = {setting: _rule_instances(scored, setting) for setting in scored["setting"].unique()}
+    models = scored[~scored["model"].map(is_baseline)]
+    rules = _computed_rules(scored) if not models.empty else {}
     rows = []
     for (setting, row), run in scored.groupby(["setting", "row"], sort=False):
         baseline = bool(is_baseline(run["model"].iloc[0]))
@@ -158,7 +223,9 @@ def baselines_table(frame: pd.DataFrame) -> Table:
         if baseline:
             entry[MARK] = _baseline_mark(run["model"].iloc[0], shares)
         else:
-            entry |= _model_columns(run, rules[setting], shares)
+            signature = str(run["metrics_signature"].iloc[0])
+            entry["blank ignored %"] = _ignored(run) * 100
+            entry |= _model_columns(run, rules[(setting, signature)], (*shares, _ignored(run)))
         rows.append(entry)
     table = pd.DataFrame(rows)
     table["order"] = table["setting"].map(lambda s: SETTINGS.index(s) if s in SETTINGS else len(SETTINGS))

@@ -223,8 +223,15 @@ def baselines_summary(table: pd.DataFrame) -> pd.DataFrame:
         baselines, models = runs[runs["baseline"].astype(bool)], runs[~runs["baseline"].astype(bool)]
         kept = baselines[baselines[MARK] == IN_FLOOR]["AtAvg"]
         flagged = baselines[baselines[MARK].str.startswith("not ranked")]
+        # the floor the report computed on the models' own instances, else the kept baseline logs'
+        computed: list[str] = []
+        if "floor rule" in models:
+            floors = models.dropna(subset=["floor AtAvg (same instances)"])
+            pairs = zip(floors["floor rule"], floors["floor AtAvg (same instances)"])
+            computed = sorted({f"{rule} {value:.3f}" for rule, value in pairs})
         rows[setting] = {
-            "floor (best kept null rule)": f"{kept.idxmax()} {kept.max():.3f}" if len(kept) else "none",
+            "floor (best kept null rule)": ", ".join(computed)
+            or (f"{kept.idxmax()} {kept.max():.3f}" if len(kept) else "none"),
             "null rules flagged": f"{len(flagged)} of {len(flagged) + len(kept)}",
             "models AtAvg": f"{models['AtAvg'].min():.3f}..{models['AtAvg'].max():.3f}",
             "models flagged": _listed(models.index[models[MARK].str.startswith("not ranked")]),

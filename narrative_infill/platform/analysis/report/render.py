@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ....data.atomic import atomic_dir, check_output_dir
-from .baselines import baseline_tables, is_baseline
+from ..floor import FLOOR_NOTE
+from .baselines import BASELINES_TABLE, baseline_tables, is_baseline
 from .coverage import COVERAGE_TABLE, MARK_NOTE, low_coverage, marked
 from .document import Absent, Report
 from .figures import figure2
@@ -47,6 +48,7 @@ def write_report(
     report.add(SENSITIVITY_TABLE, sensitivity_table(frame.assign(model=frame["row"])))  # one run per row
     for name, table in baseline_tables(everything).items():
         report.add(name, table)
+    report.notes += [FLOOR_NOTE] if BASELINES_TABLE in report.tables else []
     comparison = compare_with_paper(frame) if compare_paper else Comparison()
     report.notes = rechecked.notes() + loaded.notes + report.notes
     report.failed_rechecks = rechecked.lines

@@ -212,7 +212,7 @@ def read_submissions(
             continue
         badge, failures = _badge(path, logs, sample)
         if not failures and (clash := names.problem(document["model"]["id"], path.name)):
-            failures = [f"model.id {clash}"]
+            failures = [f"model.id: {clash}"]
         if failures:
             refused.append(_refusal(path, document, failures))
         else:

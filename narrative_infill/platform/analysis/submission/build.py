@@ -27,6 +27,7 @@ from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
 from ....task_options import setting_name
 from ...names import checked_name
+from ..blank_guard import ignored_share, story_key
 from ..fluency import is_not_fluent
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
@@ -122,6 +123,11 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
             "reused": fmean(is_story_reuse(r) for r in reuses) if reuses and None not in reuses else None,
             # answers that are words in no sentence's order (None where the check cannot run here)
             "not_fluent": _not_fluent_share(answers) if metrics else None,
+            # stories whose blanks the answers ignore (``analysis.blank_guard``)
+            "ignored": ignored_share(
+                (story_key(s.id, str(s.input)), str(s.input), str(s.target), a)
+                for s, a in zip(samples, answers)
+            ),
             # a panel's mean over the graders left is unscored too: else failing the harsh one is free
             "unscored": fmean(
                 q is None or bool(_number(j.get("grader_failed"))) for q, j in zip(qavg, judged)

@@ -301,19 +301,7 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
         rebuilt = rebuild(answers["metrics"], _problem(full))
         if logged_value is not None and not same_value(logged_value, rebuilt):
             findings.add(f"{key} is not {meaning}", where, f"logged {logged_value!r}")
-    # a generated sample is the instance its id names; an imported row names its own id, so it is
-    # the instance of its problem text, and a problem the benchmark lacks is a file's own (custom data)
-    imported = is_import(run.header)
-    by = "problem" if imported else "id"
-    instance = instances[by].get(_problem(full) if imported else str(full.id)) if instances else None
-    if instances is not None and (
-        (instance is None and not imported)
-        or (
-            instance is not None
-            and (instance.problem, instance.gold_answer) != (_problem(full), str(full.target))
-        )
-    ):
-        findings.add("problem or gold differs from the benchmark's", where, "edited sample")
+    instance = _benchmark_instance(run, full, instances, where, findings)
     gold = instance.gold_answer if instance is not None else str(full.target)
     metadata = metrics.metadata or {}
     logged_metrics = metrics.value if isinstance(metrics.value, dict) else {}
@@ -325,6 +313,23 @@ def _recheck_sample(run, full, listed, rules, instances, findings: Findings, pro
         metadata.get("metrics_signature"),
         metadata.get("zero_reasons") or {},
     )
+
+
+def _benchmark_instance(run, full, instances, where: str, findings: Findings):
+    """The benchmark's instance the sample answers (None: not readable here, or an import's own
+    problem), an edit named where the sample is not that instance. A generated sample is the
+    instance its id names; an imported row names its own id, so it is the instance of its problem
+    text, and a problem the benchmark lacks is the file's own (custom data)."""
+    if instances is None:
+        return None
+    imported = is_import(run.header)
+    instance = instances["problem"].get(_problem(full)) if imported else instances["id"].get(str(full.id))
+    if (instance is None and not imported) or (
+        instance is not None
+        and (instance.problem, instance.gold_answer) != (_problem(full), str(full.target))
+    ):
+        findings.add("problem or gold differs from the benchmark's", where, "edited sample")
+    return instance
 
 
 def recheck_or_refuse(runs, track: str, sample: int | None = None):

@@ -12,8 +12,10 @@ Each entry gets (the rules: ``analysis.floor``):
 * ``copied``, ``reused`` and ``not_fluent``: its shares of answers over the copy, story-reuse and
   fluency guards (from the submission's claims, which ``verify`` recomputes from the logs; None for
   files from before a claim existed, or built where the fluency check could not run);
-* ``floor_atavg`` and ``floor_rule``: the best AtAvg of a null rule the guards do not flag, on the
-  entry's own samples, and ``vs_floor``: above it or ``NOT_ABOVE``;
+* ``ignored``: its share of stories whose blanks its answers ignore (``analysis.blank_guard``);
+* ``floor_atavg`` and ``floor_rule``: the best AtAvg of a null rule the story guards do not flag, on
+  the entry's own samples, and ``vs_floor``: above it (its paired difference from that rule
+  significant, ``analysis.floor``) or ``NOT_ABOVE``;
 * ``unranked`` on a ranked track: why it is shown but not ranked (a share over the entry limit or
   unknown, or an AtAvg not above the floor).
 """
@@ -39,11 +41,23 @@ from ....data.baselines import NULL_RULES, baseline_answer
 from ....errors import NarrativeInfillError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import PAPER_PROMPT_VARIANT, SETTINGS
-from ..floor import ABOVE, FLOOR_RULE, IN_FLOOR, NOT_ABOVE, floor_mark, floor_of, guard_reason
+from ..blank_guard import ignored_share, story_key
+from ..floor import (
+    ABOVE,
+    BLANK_RULE,
+    FLOOR_NOTE,
+    FLOOR_RULE,
+    IN_FLOOR,
+    NOT_ABOVE,
+    floor_mark,
+    floor_of,
+    floor_test,
+    guard_reason,
+)
 from ..fluency import FLUENCY_THRESHOLD, fluency_or_none, is_not_fluent
 from .build import ATAVG_COLUMN
 from .protocol import RANKED_TRACKS
-from .ranking import interval
+from .ranking import interval, narrative
 from .verify import NOT_VERIFIED, load_document
 
 #: A board entry whose metrics its machine could not re-score is shown, never ranked: its AtAvg
@@ -59,16 +73,19 @@ COPY_NOTE = (
     f"(share of their content words found in the story, in any order) is above {STORY_REUSE_THRESHOLD:g}; "
     f"not fluent%: answers whose order_gain (nats a word their own order saves the packaged SmolLM2 "
     f"over a shuffle of the same words) is below {FLUENCY_THRESHOLD:g}. "
-    f"floor: the best AtAvg of a null rule no guard flags (more than {COPIED_SHARE_LIMIT:.0%} of "
-    "its answers) on the entry's own instances. On a ranked track an entry over any limit, with a "
-    "share unknown (fluency unread where its model is missing), or not above the floor is shown but not "
-    "ranked, with the reason. AtAvg alone can be won by the story's own words in any order: the guards, "
-    "and QAvg (the judge), read what it cannot."
+    f"blank ignored%: stories whose blanks (apart) get answers alike beyond the story's own words. "
+    f"floor: the best AtAvg of a null rule, story-reading ones included, no story guard flags (more "
+    f"than {COPIED_SHARE_LIMIT:.0%} of its answers) on the entry's own instances; above it means a "
+    "significant one-sided clustered paired difference, and the floor is a lower bound tuned text can "
+    "pass. On a ranked track an entry over any limit, with a share unknown (fluency unread where its "
+    "model is missing), or not above the floor is shown but not ranked, with the reason. AtAvg alone "
+    "can be won by fluent filler with the story's words: the guards, and QAvg (the judge), read what "
+    f"it cannot. {FLOOR_NOTE}"
 )
 _EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
 #: A null rule's answer to one instance: (AtAvg, copied, story reuse, not fluent: None where the
-#: fluency check cannot run here).
-Answered = tuple[float, bool, bool, bool | None]
+#: fluency check cannot run here, and what the blank guard reads: story, problem, gold, answer).
+Answered = tuple[float, bool, bool, bool | None, tuple[str, str, str, str]]
 __all__ = ["ABOVE", "COPY_NOTE", "FLOOR_RULE", "NOT_ABOVE", "REFERENCE_RULES", "reference_rows"]
 
 
@@ -104,54 +121,73 @@ def _sent(setting: str, variant: str, answer: str) -> str:
     return answer_format(f"{template.system}\n{template.user}", answer)
 
 
-def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tuple[str, str], Answered]]:
-    """Per rule, its answer to each (setting, sample id) the documents list: (AtAvg, copied, story
-    reuse, not fluent), the guards reading the extracted answer as the metrics scorer does."""
+def rule_scores(instances: dict, signature: str, variant: str) -> dict[str, dict]:
+    """Per null rule, its answer to each instance: ``instances`` maps a key to (setting, sample id,
+    problem, n, gold); each rule's answer is sent as the setting's prompt asks, extracted with the
+    signature's extraction and scored with its backbones, and read by the guards as the metrics
+    scorer reads an answer (``Answered``). The report and the board both compute the floor here."""
     from ....extraction import extract_with
     from ....scorers.metrics.copying import context_copy
     from ....scorers.metrics.pairs import score_pairs
     from ....scorers.metrics.reuse import story_reuse
     from .rescore import logged_backbones
 
-    instances = entry_instances(documents[0])
-    variants = documents[0]["provenance"].get("prompt_variants") or [PAPER_PROMPT_VARIANT]
     match = _EXTRACTION.search(signature)
     extraction = match.group(1) if match else DEFAULT_EXTRACTION
+    pairs, guards = [], []
+    read_fluency = fluency_or_none()
+    for rule in REFERENCE_RULES:
+        for setting, sample_id, problem, n, gold in instances.values():
+            answer = baseline_answer(rule, problem, n, gold=lambda: "")
+            extracted = extract_with(extraction, _sent(setting, variant, answer), problem).text
+            pairs.append((extracted, gold))
+            story = f"{setting}|{story_key(sample_id, problem)}"
+            guards.append(
+                (
+                    bool(is_copied(context_copy(extracted, problem))),
+                    bool(is_story_reuse(story_reuse(extracted, problem))),
+                    bool(is_not_fluent(read_fluency(extracted))) if read_fluency else None,
+                    (story, problem, gold, extracted),
+                )
+            )
+    results = score_pairs([a for a, _ in pairs], [g for _, g in pairs], logged_backbones(signature))
+    answered = iter((r.values["atavg"], *guard) for r, guard in zip(results, guards))
+    return {rule: {key: next(answered) for key in instances} for rule in REFERENCE_RULES}
+
+
+def _baseline_scores(documents: list[dict], signature: str) -> dict[str, dict[tuple[str, str], Answered]]:
+    """Per rule, its answer to each (setting, sample id) the documents list (``rule_scores``)."""
+    instances = entry_instances(documents[0])
+    variants = documents[0]["provenance"].get("prompt_variants") or [PAPER_PROMPT_VARIANT]
     keys = sorted({(s, str(row[0])) for d in documents for s, rows in d["samples"].items() for row in rows})
     missing = [key for key in keys if key[1] not in instances]
     if missing:
         raise ReferenceDataError(
             f"{len(missing)} sample ids not in the entries' data (first: {missing[0][1]})"
         )
-    pairs, guards = [], []
-    read_fluency = fluency_or_none()
-    for rule in REFERENCE_RULES:
-        for setting, sample_id in keys:
-            instance = instances[sample_id]
-            answer = baseline_answer(rule, instance.problem, instance.n, gold=lambda: "")
-            sent = _sent(setting, variants[0], answer)
-            extracted = extract_with(extraction, sent, instance.problem).text
-            pairs.append((extracted, instance.gold_answer))
-            guards.append(
-                (
-                    bool(is_copied(context_copy(extracted, instance.problem))),
-                    bool(is_story_reuse(story_reuse(extracted, instance.problem))),
-                    bool(is_not_fluent(read_fluency(extracted))) if read_fluency else None,
-                )
-            )
-    results = score_pairs([a for a, _ in pairs], [g for _, g in pairs], logged_backbones(signature))
-    answered = iter((r.values["atavg"], *guard) for r, guard in zip(results, guards))
-    return {rule: {key: next(answered) for key in keys} for rule in REFERENCE_RULES}
+    chosen = {(s, i): (s, i, instances[i].problem, instances[i].n, instances[i].gold_answer) for s, i in keys}
+    return rule_scores(chosen, signature, variants[0])
 
 
-def _shares(answered: dict[tuple[str, str], Answered]) -> tuple[float, float, float | None]:
-    """(copied, story-reuse, not-fluent share) of a rule's answers (the last None where unknown)."""
-    flags = [flag for *_, flag in answered.values()]
+def rule_shares(answered: dict[tuple[str, str], Answered]) -> tuple[float, float, float | None, float]:
+    """(copied, story-reuse, not-fluent share, share of stories whose blanks it ignores) of a rule's
+    answers (not fluent None where unknown)."""
+    flags = [flag for _, _, _, flag, _ in answered.values()]
     return (
-        float(np.mean([copied for _, copied, _, _ in answered.values()])),
-        float(np.mean([reused for _, _, reused, _ in answered.values()])),
+        float(np.mean([copied for _, copied, _, _, _ in answered.values()])),
+        float(np.mean([reused for _, _, reused, _, _ in answered.values()])),
         None if None in flags else sum(map(bool, flags)) / len(flags),
+        ignored_share(read for *_, read in answered.values()),
     )
+
+
+def _rule_mark(shares: tuple) -> str:
+    """A reference row's mark: the story guard that flags it, else kept for the floor (with the blank
+    guard's flag, which does not leave a rule out of the floor: ``analysis.floor``)."""
+    reason = guard_reason(*shares)
+    if reason == BLANK_RULE:
+        return f"{IN_FLOOR}; as an entry {BLANK_RULE}"
+    return reason or IN_FLOOR
 
 
 def _reference_row(rule: str, track: str, signature: str, answered: dict) -> dict[str, Any]:
@@ -173,10 +209,11 @@ def _reference_row(rule: str, track: str, signature: str, answered: dict) -> dic
         "qavg": None,
         "n": len(scores),
         "atavg": interval({key: [value] for key, value in scores.items()}) if scores else None,
-        "copied": _shares(answered)[0] if answered else None,
-        "reused": _shares(answered)[1] if answered else None,
-        "not_fluent": _shares(answered)[2] if answered else None,
-        "vs_floor": (guard_reason(*_shares(answered)) or IN_FLOOR) if answered else None,
+        "copied": rule_shares(answered)[0] if answered else None,
+        "reused": rule_shares(answered)[1] if answered else None,
+        "not_fluent": rule_shares(answered)[2] if answered else None,
+        "ignored": rule_shares(answered)[3] if answered else None,
+        "vs_floor": _rule_mark(rule_shares(answered)) if answered else None,
         "settings": {
             s: {"atavg": float(np.mean([v for (t, _), v in scores.items() if t == s])), "qavg": None}
             for s in settings
@@ -193,13 +230,19 @@ def _claimed_share(document: dict[str, Any], rate: str) -> float | None:
     return sum(s * n for s, n in shares) / sum(n for _, n in shares)
 
 
-def _floor(own: list[tuple[str, str]], scores: dict[str, dict[tuple[str, str], Answered]]):
-    """The floor (rule, AtAvg) on the entry's own (setting, sample id) keys (``analysis.floor``)."""
+def _floor(own: dict[tuple[str, str], float], scores: dict[str, dict[tuple[str, str], Answered]]):
+    """(the floor (rule, AtAvg), the entry's paired test against that rule) on the entry's own
+    (setting, sample id) keys and per-key AtAvg (``analysis.floor``)."""
     figures = {}
-    for rule, answered in scores.items():
+    for name, answered in scores.items():
         mine = {key: answered[key] for key in own}
-        figures[rule] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *_shares(mine))
-    return floor_of(figures)
+        figures[name] = (float(np.mean([atavg for atavg, *_ in mine.values()])), *rule_shares(mine)[:3])
+    floor = floor_of(figures)
+    if floor is None:
+        return None, None
+    best = scores[floor[0]]
+    test = floor_test(list(own.values()), [best[key][0] for key in own], [narrative(i) for _, i in own])
+    return floor, test
 
 
 def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Answered]] | None) -> None:
@@ -210,17 +253,23 @@ def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Ans
     # (a claimed share would rank an entry on a reading the board could not check)
     row["not_fluent"] = _claimed_share(document, "not_fluent") if fluency_or_none() else None
     unverified = row["badge"].startswith(NOT_VERIFIED)
-    reason = UNVERIFIED_RULE if unverified else guard_reason(row["copied"], row["reused"], row["not_fluent"])
-    own = [(s, str(r[0]), r[ATAVG_COLUMN]) for s, rows in document["samples"].items() for r in rows]
-    own = [(s, i, value) for s, i, value in own if value is not None]
+    row["ignored"] = _claimed_share(document, "ignored")
+    shares = (row["copied"], row["reused"], row["not_fluent"], row["ignored"])
+    reason = UNVERIFIED_RULE if unverified else guard_reason(*shares)
+    epochs: dict[tuple[str, str], list[float]] = {}
+    for setting, rows in document["samples"].items():
+        for r in rows:
+            if r[ATAVG_COLUMN] is not None:
+                epochs.setdefault((setting, str(r[0])), []).append(r[ATAVG_COLUMN])
+    own = {key: float(np.mean(values)) for key, values in epochs.items()}
     if scores is None:
         row["vs_floor"] = "floor unknown: the reference rows could not be computed here"
         reason = reason or f"not ranked: {row['vs_floor']}"
     elif own:
-        floor = _floor([(s, i) for s, i, _ in own], scores)
+        floor, test = _floor(own, scores)
         row["floor_rule"] = f"baseline/{floor[0]}" if floor else None
         row["floor_atavg"] = floor[1] if floor else None
-        row["vs_floor"] = floor_mark(float(np.mean([value for _, _, value in own])), floor)
+        row["vs_floor"] = floor_mark(test, floor)
         if row["vs_floor"] != ABOVE:
             reason = reason or FLOOR_RULE
     if row["track"] in RANKED_TRACKS and reason:

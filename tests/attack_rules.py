@@ -1,0 +1,81 @@
+"""Held-out attack rules (issue 58): answers without a model, kept out of the package and out of
+every threshold's tuning, so the guards and the floor are tested on rules they were not fitted to.
+
+* ``attack:names-nouns-sentence``: the issue's sentence pair with the story's commonest name and two
+  commonest nouns put in (nothing tuned).
+* ``attack:gold-words-paragraph``: one fixed paragraph woven from the golds' most frequent content
+  words (in-sample: it reads the golds of the problems it is scored on).
+* ``attack:names-nouns-gold-woven``: the first with sentences woven from frequent gold words after it
+  (in-sample).
+* ``attack:position-filler``: this attack pass's own: the story's name and nouns in one of three
+  filler sentences chosen by the blank's neighbouring sentence, so a story's blanks get different
+  filler (made to slip past the blank guard; the floor must hold it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from narrative_infill.data.baselines import _neighbours, context_answer
+from narrative_infill.data.story_rules import names, nouns, pronoun
+
+_POSSESSIVE = {"he": "his", "she": "her", "they": "their", "i": "my"}
+_FILLERS = (
+    "{name} looked at the {first} and smiled. It was the best thing about the {second}.",
+    "After a while {name} went back to the {first}, thinking about the {second} all day.",
+    "{name} was worried about the {first}, but the {second} made everything better.",
+)
+
+
+def _name_nouns(problem: str) -> tuple[str, str, str, str]:
+    story = context_answer(problem)
+    subject = pronoun(story)
+    found = names(story)
+    picked = ([*nouns(story), "day", "day"])[:2]
+    name = found[0] if found else ("I" if subject == "i" else subject.capitalize())
+    return name, subject, picked[0], picked[1]
+
+
+def names_nouns_sentence(problem: str) -> str:
+    name, subject, first, second = _name_nouns(problem)
+    return (
+        f"{name} felt happy about the {first} and decided to go home. It was a great day, and "
+        f"{'I' if subject == 'i' else subject} went to the {second} with {_POSSESSIVE[subject]} friends."
+    )
+
+
+def gold_words(golds: list[str], count: int = 24) -> list[str]:
+    """The golds' most frequent content words (scikit-learn's stop words out), in-sample."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = [w for gold in golds for w in re.findall(r"[a-z]+", gold.lower()) if w not in ENGLISH_STOP_WORDS]
+    return [word for word, _ in Counter(words).most_common(count)]
+
+
+def woven(words: list[str]) -> str:
+    """Simple sentences holding ``words`` three at a time."""
+    triples = [words[i : i + 3] for i in range(0, len(words) - 2, 3)]
+    return " ".join(f"Then the {a} and the {b} were {c}." for a, b, c in triples)
+
+
+def position_filler(problem: str) -> str:
+    name, _, first, second = _name_nouns(problem)
+    near = " ".join(_neighbours(problem))
+    choice = int.from_bytes(hashlib.sha256(near.encode()).digest()[:4], "big") % len(_FILLERS)
+    return _FILLERS[choice].format(name=name, first=first, second=second)
+
+
+def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
+    """Each attack rule by name, as a function of the problem; ``golds`` feed the in-sample ones."""
+    paragraph = woven(gold_words(golds))
+    return {
+        "attack:names-nouns-sentence": names_nouns_sentence,
+        "attack:gold-words-paragraph": lambda problem: paragraph,
+        "attack:names-nouns-gold-woven": lambda problem: (
+            f"{names_nouns_sentence(problem)} {woven(gold_words(golds, 12))}"
+        ),
+        "attack:position-filler": position_filler,
+    }
