@@ -1,7 +1,7 @@
 """How many answers honest entries share word for word: the board's replay rule measured on real outputs.
 
 The board marks two entries as one run when ``replay.REPLAY_SHARE`` or more of one's non-empty
-answers are, word for word (``folded_words``), an answer of the other to the same instance
+answers are, letter for letter (``replay.folded_answer``), an answer of the other to the same instance
 (``replay.replayed_share``). This measures that share between honest entries built from
 ../shared/data/extraction/responses.jsonl (20 models; each answers every (level, problem) about four
 times, under other prompt templates, system prompts and temperatures 0.3 and 0.6): an entry is one
@@ -31,7 +31,7 @@ def entries(path: Path, models: int) -> dict[tuple[str, int], dict]:
     """(model, k) -> that entry's answers (``replay.Answers``): the model's k-th answer, by template
     id, system prompt and temperature, to every (level, problem)."""
     from narrative_infill.extraction import extract_answer
-    from narrative_infill.scorers.metrics.copying import folded_words
+    from narrative_infill.platform.analysis.submission.replay import folded_answer
 
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     kept = sorted({row["model"] for row in rows})[:models]
@@ -43,9 +43,8 @@ def entries(path: Path, models: int) -> dict[tuple[str, int], dict]:
     for (model, level, problem), answers in grouped.items():
         answers.sort(key=lambda row: (row["template_id"], row["sys_id"], row["temperature"], row["id"]))
         for k, row in enumerate(answers):
-            words = tuple(folded_words(extract_answer(row["response"], row["problem"]).text))
-            if words:
-                out[(model, k)][(level, problem)] = {words}
+            if letters := folded_answer(extract_answer(row["response"], row["problem"]).text):
+                out[(model, k)][(level, problem)] = {letters}
     return out
 
 

@@ -123,20 +123,3 @@ def test_without_logs_nothing_is_ranked(entries, tmp_path):
         assert row["badge"] == "file only" and "rank" not in row
         assert row["unranked"] in (FILE_ONLY_RULE, FLUENCY_UNAVAILABLE_RULE)
 
-
-def test_a_model_name_that_only_looks_like_anothers_is_refused(entries, tmp_path):
-    """Failed before: ``mockllm/alpha`` and ``mockllm/aIpha`` (a capital I) were two rows that print as
-    one model; the second is refused, naming the first (the rule import and lm-eval apply)."""
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    shutil.copy(entries / "subs" / "alpha.json", folder / "a-alpha.json")
-
-    def rename(document):
-        document["model"]["id"] = "mockllm/aIpha"
-
-    copy_submission(entries / "subs", folder, "b-look-alike.json", rename)
-    assert main(["leaderboard", str(folder), "-o", str(tmp_path / "site")]) == 1
-    rows, refused = _entries(tmp_path / "site")
-    assert sorted(rows) == ["a-alpha.json"] and sorted(refused) == ["b-look-alike.json"]
-    reason = " ".join(refused["b-look-alike.json"]["reasons"])
-    assert "model.id: 'mockllm/aIpha' differs from 'mockllm/alpha' (a-alpha.json)" in reason

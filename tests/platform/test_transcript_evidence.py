@@ -241,6 +241,84 @@ def test_epochs_dropped_from_the_records_but_counted_in_the_header_are_refused(
     _refused(folder, tmp_path, capsys, monkeypatch, "header results.total_samples: 30", track="custom")
 
 
+def test_the_record_s_epoch_rewritten_but_not_the_solver_s_state_event_is_refused(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who rewrites ``metadata.epoch`` and every count but leaves the transcript: the
+    solver's state event (what ``inspect view`` shows) still adds the epoch it generated in. Failed
+    before: 'verified' (only ``metadata.epoch`` was read)."""
+
+    def edit(log):
+        _best_of_five(log, relabel_record=True)
+
+    folder = _forged(epochs, tmp_path / "logs", edit)
+    _refused(folder, tmp_path, capsys, monkeypatch, "its state event recorded epoch", track="custom")
+
+
+def test_the_gold_in_the_output_and_in_its_generating_call_is_refused_by_the_rest_of_the_transcript(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who rewrites the generating call's output too but not the solver's state event
+    that set the output (what ``inspect view`` shows as the state's change). Failed before:
+    'verified' at the gold's AtAvg (only the model call was compared)."""
+
+    def edit(sample):
+        _gold_in_output(sample)
+        made = _generations(sample)[-1].output
+        made.completion = made.choices[0].message.content = sample.output.completion
+
+    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    _refused(folder, tmp_path, capsys, monkeypatch, "the solver's state event set", track="custom")
+
+
+def test_the_gold_in_the_output_its_call_and_its_state_but_not_the_provider_s_raw_response_is_refused(
+    epochs, tmp_path, capsys, monkeypatch
+):
+    """The forger who also rewrites the state event's completion, but not the provider's raw
+    response the call records (``ModelCall.response``, what ``inspect view`` shows under API).
+    Failed before: 'verified' at the gold's AtAvg."""
+
+    def edit(sample):
+        _gold_in_output(sample)
+        made = _generations(sample)[-1].output
+        made.completion = made.choices[0].message.content = sample.output.completion
+        for event in sample.events:
+            for change in event.changes if event.event == "state" else []:
+                if change.path == "/output/completion":
+                    change.value = sample.output.completion
+
+    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    _refused(folder, tmp_path, capsys, monkeypatch, "the provider's raw response", track="custom")
+
+
+def test_a_served_run_at_temperature_0_relabelled_0_8_in_its_calls_is_refused_by_the_raw_requests(
+    standin, tmp_path, monkeypatch, capsys
+):
+    """A served run (the stand-in llama.cpp server) made at temperature 0 and top-p 1, the header and
+    every call's config rewritten to the protocol's 0.8 and 0.9; the provider's raw request each
+    call records (what was sent) still says 0. Failed before: 'verified'."""
+    from helpers import free_port
+
+    from narrative_infill.platform.local.server import LocalModelServer
+
+    monkeypatch.setenv("STANDIN_ANSWERS", "all")
+    with LocalModelServer(standin, port=free_port()) as server:
+        for name, value in server.environment().items():
+            monkeypatch.setenv(name, value)
+        task = infill_task("l2", data="demo", backbone="minilm")
+        eval(task, model="llama-cpp-python/smollm2", log_dir=str(tmp_path / "made"), display="none",
+             temperature=0.0, top_p=1.0)  # fmt: skip
+
+    def edit(log):
+        log.eval.model_generate_config.temperature, log.eval.model_generate_config.top_p = 0.8, 0.9
+        for sample in log.samples or []:
+            for call in _generations(sample):
+                call.config.temperature, call.config.top_p = 0.8, 0.9
+
+    folder = _forged(tmp_path / "made", tmp_path / "logs", edit)
+    _refused(folder, tmp_path, capsys, monkeypatch, "raw request temperature 0.0")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
     """Stored generations imported and scored by the importer, as ``narrative-infill import`` does."""

@@ -96,8 +96,10 @@ def _verify(args: argparse.Namespace) -> int:
         grader=args.grader,
     )
     stored = store(result, args.submission)
-    print(printable("\n".join(result.lines()), keep_newlines=True))
-    print(f"{args.submission}: {result.verdict()}; record: {stored} ({time.perf_counter() - started:.1f} s)")
+    for line in result.lines():  # one line each: a field's own line break would print a forged line
+        print(printable(line))
+    print(printable(f"{args.submission}: {result.verdict()}; record: {stored}"), end="")
+    print(f" ({time.perf_counter() - started:.1f} s)")
     if not result.passed:
         return 1
     return NOT_VERIFIED_EXIT if result.logs_checked and not result.rescored else 0

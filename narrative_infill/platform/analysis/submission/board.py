@@ -27,7 +27,7 @@ import numpy as np
 from ....errors import NarrativeInfillError
 from ....number_rules import is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
-from ...names import LookAlikes
+from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
 from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
 from .protocol import RANKED_TRACKS
@@ -162,6 +162,8 @@ def _file_problems(path: Path, submitted: dict[str, str]) -> tuple[Any, list[str
     """(the document, why the file itself cannot be boarded): unreadable, invalid, edited after
     submit, claims against its own samples, or a log another file already submits (its logs are
     then recorded in ``submitted``)."""
+    if reason := name_problem(path.name, as_written=True):  # the board prints it as the entry's name
+        return None, [f"file name {ascii(path.name)} {reason}"]
     try:
         document = load_document(path)
     except ValueError as err:
@@ -199,18 +201,18 @@ def read_submissions(
     ``logs`` verified here against its logs; every other one refused with its reasons."""
     rows, refused = [], []
     submitted: dict[str, str] = {}  # a log's SHA-256 or eval id -> the file that submits it
-    names = LookAlikes()  # two entries whose model names print alike would read as one model
+    names = LookAlikes()  # two rows whose model names print alike would read as one model
     files = sorted(p for p in Path(folder).glob("*.json") if not p.name.endswith(".verification.json"))
     if not files:
         raise LeaderboardError(f"no submission files (*.json) in {folder}")
     for path in files:
         document, problems = _file_problems(path, submitted)
-        if not problems and (alike := names.problem(document["model"]["id"], path.name)):
-            problems = [f"model.id: {alike}"]
         if problems:
             refused.append(_refusal(path, document, problems))
             continue
         badge, failures = _badge(path, logs, sample)
+        if not failures and (clash := names.problem(document["model"]["id"], path.name)):
+            failures = [f"model.id: {clash}"]
         if failures:
             refused.append(_refusal(path, document, failures))
         else:

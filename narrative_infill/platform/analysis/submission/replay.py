@@ -4,11 +4,13 @@ A replay is another entrant's logs submitted again under a new model name and ev
 new SHA-256s, so the board's one-log-one-entry rule does not see it, and its samples may come in
 any order. With ``--logs`` the board reads every verified entry's answers (each the extraction of
 its raw output, as ``verify`` checked) and compares each pair of entries: the share of one entry's
-non-empty answers whose words (``folded_words``: case, compatibility forms and look-alike letters
-folded, punctuation and spacing left out) are the words of one of the other entry's answers to the
-same instance (setting and sample id), in any epoch. At or above ``REPLAY_SHARE`` both entries are
-marked not ranked, each naming the other: the files cannot say which one is the original (a log's
-creation time is a field its submitter writes), so the board's maintainer decides.
+non-empty answers whose letters (``folded_words`` run together, each read as its look-alike set's
+prototype, ``names.skeleton``: case, compatibility forms, look-alike letters of any script,
+punctuation and spacing, a space put inside a word included, left out) are the letters of one of
+the other entry's answers to the same instance (setting and sample id), in any epoch. At or above
+``REPLAY_SHARE`` both entries are marked not ranked, each naming the other: the files cannot say
+which one is the original (a log's creation time is a field its submitter writes), so the board's
+maintainer decides.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ....scorers.metrics.copying import folded_words
+from ...names import skeleton
 from .build import logged_answer, read_settings
 from .verify import load_document, locate_logs
 
@@ -25,8 +28,15 @@ from .verify import load_document, locate_logs
 #: real outputs) share far less: see docs/leaderboard.md.
 REPLAY_SHARE = 0.5
 
-#: An entry's answers: (setting, sample id) -> the folded words of each of its non-empty answers.
-Answers = dict[tuple[str, str], set[tuple[str, ...]]]
+#: An entry's answers: (setting, sample id) -> the folded letters of each of its non-empty answers.
+Answers = dict[tuple[str, str], set[str]]
+
+
+def folded_answer(answer: str) -> str:
+    """What the rule compares of an answer: its letters, not its words, each as its look-alike set's
+    prototype, so a space put inside a word or a look-alike letter of another script (Armenian
+    "օ", Latin "ɑ") does not make a replayed answer another one."""
+    return skeleton("".join(folded_words(answer)))
 
 
 def answers_of(runs) -> Answers:
@@ -34,9 +44,8 @@ def answers_of(runs) -> Answers:
     answers: Answers = {}
     for run in runs:
         for sample in run.samples:
-            words = tuple(folded_words(logged_answer(sample)))
-            if words:
-                answers.setdefault((run.setting, str(sample.id)), set()).add(words)
+            if letters := folded_answer(logged_answer(sample)):
+                answers.setdefault((run.setting, str(sample.id)), set()).add(letters)
     return answers
 
 

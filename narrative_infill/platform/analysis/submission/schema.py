@@ -26,6 +26,8 @@ def load_document(path: Path) -> dict[str, Any]:
         raise SubmissionError(
             f"{path}: not valid JSON (truncated or hand-edited?): {err.msg} at line {err.lineno}"
         ) from None
+    except RecursionError:  # the parser recurses per level: a hostile file's depth is Python's limit
+        raise SubmissionError(f"{path}: not a submission: its JSON is nested too deeply") from None
     if not isinstance(document, dict):
         raise SubmissionError(f"{path}: not a submission (a JSON object is expected)")
     return document

@@ -8,7 +8,8 @@ same. A scored sample with no such call is refused, unless its log is an import 
 import``: the replay solver puts the stored response in the output and calls no model), whose output
 must then be the response it stores; an import's outputs are the importer's word, said as not
 checked, and a ranked track takes none. The epoch the solver recorded when it generated
-(``metadata.epoch``; absent in logs made before it) must be the record's. On a ranked track the
+(``metadata.epoch``, and the state event that added it; absent in logs made before it) must be
+the record's. On a ranked track the
 calls' own config must be the protocol's, whatever the header says: the generating call's
 temperature, top-p and cap (the sample's) and no other sampling option, and each grader call's
 temperature, cap and reply shape, with no more calls per verdict than the protocol's retries allow.
@@ -55,6 +56,8 @@ def is_import(header) -> bool:
     return bool((header.eval.metadata or {}).get("imported")) and steps == [REPLAY_SOLVER]
 
 
+#: How the log writer refers to a long text stored once in the sample's attachments.
+_ATTACHMENT = "attachment://"
 #: A lone surrogate as the log writer stores it in a call's text: its six-character escape.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -85,21 +88,80 @@ def output_problem(full, imported: bool) -> str | None:
         return "the output's choices are not its generating call's"
     if full.output.stop_reason != made.stop_reason:
         return f"stop reason {full.output.stop_reason!r}, its generating call stopped by {made.stop_reason!r}"
+    return _state_problem(full) or _raw_response_problem(calls[-1], full.attachments or {})
+
+
+def _strings(raw: Any):
+    """Every string in a provider's raw JSON (walked without recursion: a log is untrusted)."""
+    stack = [raw]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _raw_response_problem(call, attachments: dict[str, str]) -> str | None:
+    """Why the provider's raw response the call records (``ModelCall.response``, where the provider
+    records one; a long text in it is the sample's attachment) does not hold the call's completion:
+    it holds the text as the API sent it, of which the completion is a part (a reasoning block
+    parsed out, say)."""
+    raw = call.call.response if call.call is not None else None
+    text = _valid(call.output.completion)
+    found = (attachments.get(s.removeprefix(_ATTACHMENT), s) for s in _strings(raw))
+    if not raw or not text or any(text in _valid(string) for string in found):
+        return None
+    wrote = call.output.completion[:80]
+    return f"its generating call wrote {wrote!r}, which the provider's raw response does not hold"
+
+
+def _state_problem(full) -> str | None:
+    """Why the output is not the completion the solver's state events set (the transcript keeps it
+    apart from the model call; a log without one has nothing to compare)."""
+    set_by_state = [
+        change.value if change.path == "/output/completion" else change.value.get("completion")
+        for event in full.events
+        if event.event == "state"
+        for change in event.changes
+        if change.op in ("add", "replace")
+        and (
+            change.path == "/output/completion"
+            or (change.path == "/output" and isinstance(change.value, dict))
+        )
+    ]
+    if set_by_state and _valid(str(set_by_state[-1])) != _valid(full.output.completion):
+        said = str(set_by_state[-1])[:80]
+        return f"output {full.output.completion[:80]!r}, the solver's state event set {said!r}"
     return None
 
 
 def epoch_problem(full) -> str | None:
-    """Why the record's epoch is not the one the solver recorded while generating (None: it is, or
-    the log predates the record)."""
+    """Why the record's epoch is not the one the solver recorded while generating, in the record's
+    metadata or in the state event of its transcript that added it (None: it is, or the log
+    predates the record)."""
     recorded = (full.metadata or {}).get("epoch")
-    if recorded is None or recorded == full.epoch:
-        return None
-    return f"the solver recorded epoch {recorded!r} when it generated, the record says {full.epoch}"
+    if recorded is not None and recorded != full.epoch:
+        return f"the solver recorded epoch {recorded!r} when it generated, the record says {full.epoch}"
+    in_events = [
+        change.value
+        for event in full.events
+        if event.event == "state"
+        for change in event.changes
+        if change.path == "/metadata/epoch" and change.op in ("add", "replace")
+    ]
+    if any(value != full.epoch for value in in_events):
+        said = in_events[-1]
+        return f"its state event recorded epoch {said!r} when it generated, the record says {full.epoch}"
+    return None
 
 
 def decoding_problems(full, protocol) -> list[str]:
     """Where the sample's calls ran off the ranked track's protocol, read from each call's own
-    config: the generating call's temperature, top-p and cap, and each grader call's temperature,
+    config (and the raw request it sent, where the provider records one): the generating call's
+    temperature, top-p and cap, and each grader call's temperature,
     cap and reply shape, at most ``1 + retries`` calls per verdict."""
     problems = []
     cap = (full.metadata or {}).get("max_tokens")
@@ -111,6 +173,12 @@ def decoding_problems(full, protocol) -> list[str]:
             f"generating call {name} {seen[name]!r}, the protocol has {wanted[name]!r}"
             for name in seen
             if seen[name] != wanted[name]
+        ]
+        sent = call.call.request if call.call is not None else {}
+        problems += [  # what the provider was sent, where its raw request records it
+            f"generating call's raw request {name} {sent[name]!r}, its config says {seen[name]!r}"
+            for name in seen
+            if isinstance(sent, dict) and name in sent and sent[name] != seen[name]
         ]
         if others := [name for name in SAMPLING_FIELDS if getattr(config, name, None) is not None]:
             problems.append(f"generating call sets {others}: the protocol decodes by temperature and top-p")
