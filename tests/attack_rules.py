@@ -10,6 +10,11 @@ every threshold's tuning, so the guards and the floor are tested on rules they w
 * ``attack:position-filler``: this attack pass's own: the story's name and nouns in one of three
   filler sentences chosen by the blank's neighbouring sentence, so a story's blanks get different
   filler (made to slip past the blank guard; the floor must hold it).
+* ``attack:prefixed-neighbour-verbs``: the second attack pass's: the floor rule's own sentence
+  (``neighbour-nouns-sentence``) after a time-of-day opener picked by how many sentences precede the
+  blank (so no two blanks of a story share it: the blank guard's residuals differ), then two short
+  sentences pairing the neighbours' "-ed" words with further nouns. No gold read, but picked as the
+  best of about fifteen such variants on the 30 shared problems at L2 (selected in-sample).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from narrative_infill.data.baselines import _neighbours, context_answer
+from narrative_infill.data.baselines import _neighbours, _sentences, blank_sides, context_answer
 from narrative_infill.data.story_rules import names, nouns, pronoun
 
 _POSSESSIVE = {"he": "his", "she": "her", "they": "their", "i": "my"}
@@ -68,6 +73,42 @@ def position_filler(problem: str) -> str:
     return _FILLERS[choice].format(name=name, first=first, second=second)
 
 
+_OPENERS = (
+    "Early one cold winter morning, before breakfast,",
+    "Soon afterwards, quite suddenly and unexpectedly,",
+    "Later that sunny afternoon, almost by chance,",
+    "That rainy evening, right after dinner,",
+    "By nightfall, at long last, exhausted,",
+    "Many years later, looking back,",
+)
+
+
+def _past_tense(text: str) -> list[str]:
+    """Distinct words ending in "ed" (four letters or more), in order: the verbs a rule can spot."""
+    return list(
+        dict.fromkeys(w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3 and w.endswith("ed"))
+    )
+
+
+def prefixed_neighbour_verbs(problem: str) -> str:
+    story = context_answer(problem)
+    near = " ".join(_neighbours(problem))
+    subject = pronoun(story)
+    name = (names(near) or names(story) or ["I" if subject == "i" else subject])[0]
+    found = list(dict.fromkeys([*nouns(near), *nouns(story)]))[:5]
+    n = found + ["day"] * (5 - len(found))
+    opener = _OPENERS[len(_sentences(blank_sides(problem)[0])) % len(_OPENERS)]
+    capital = "I" if subject == "i" else subject.capitalize()
+    text = (
+        f"{opener} then {name} saw the {n[0]}. {capital} thought about the {n[1]} and the {n[2]} "
+        "for a while, and then it was time to go."
+    )
+    verbs = _past_tense(near) + [v for v in _past_tense(story) if v not in _past_tense(near)]
+    for i, verb in enumerate(verbs[:2]):
+        text += f" {name if i == 0 else capital} {verb} the {n[3 + i]}."
+    return " ".join(text.split())
+
+
 def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
     """Each attack rule by name, as a function of the problem; ``golds`` feed the in-sample ones."""
     paragraph = woven(gold_words(golds))
@@ -78,4 +119,5 @@ def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
             f"{names_nouns_sentence(problem)} {woven(gold_words(golds, 12))}"
         ),
         "attack:position-filler": position_filler,
+        "attack:prefixed-neighbour-verbs": prefixed_neighbour_verbs,
     }

@@ -46,8 +46,13 @@ def _atavg(level: str, answers: list[str]) -> list[float]:
     return [r.values["atavg"] for r in score_pairs(answers, golds, resolve_backbones("minilm"))]
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_every_attack_rule_is_flagged_or_not_above_the_story_reading_floor(level):
+#: Attack rules this suite knows clear every guard and the floor (their own strict-xfail test below).
+ABOVE_THE_FLOOR = {"attack:prefixed-neighbour-verbs"}
+
+
+def _outcomes(level: str, names: set[str]) -> dict[str, str]:
+    """Each named attack rule's outcome at ``level``: flagged by the blank guard, above the story-reading
+    floor (significant, one-sided), or not above it; the test's reading is kept in the outcome."""
     problems = _problems(level)
     stories = [narrative_of_text(problem, gold) for problem, gold in problems]
     rules = attack_rules([gold for _, gold in problems])
@@ -55,8 +60,8 @@ def test_every_attack_rule_is_flagged_or_not_above_the_story_reading_floor(level
     assert floor_rule in NULL_RULES
     floor = _atavg(level, _answers(level, lambda problem: baseline_answer(floor_rule, problem, 1, str)))
     outcomes = {}
-    for name, rule in rules.items():
-        answers = _answers(level, rule)
+    for name in sorted(names):
+        answers = _answers(level, rules[name])
         share = ignored_share(
             (story, problem, gold, answer)
             for story, (problem, gold), answer in zip(stories, problems, answers)
@@ -65,11 +70,32 @@ def test_every_attack_rule_is_flagged_or_not_above_the_story_reading_floor(level
             outcomes[name] = "flagged"
             continue
         test = floor_test(_atavg(level, answers), floor, stories)
-        assert not is_above(test), (name, test)
-        outcomes[name] = "not above the floor"
-    assert outcomes == {
+        outcomes[name] = "above the floor" if is_above(test) else "not above the floor"
+    return outcomes
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_attack_rule_is_flagged_or_not_above_the_story_reading_floor(level):
+    names = set(attack_rules([])) - ABOVE_THE_FLOOR
+    assert _outcomes(level, names) == {
         "attack:names-nouns-sentence": "flagged",
         "attack:gold-words-paragraph": "flagged",
         "attack:names-nouns-gold-woven": "flagged",
         "attack:position-filler": "not above the floor",
     }
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason=(
+        "open (issue 58's second attack pass): attack:prefixed-neighbour-verbs passes every guard "
+        "(copied 0%, story reuse 13-14%, blank ignored 0%, not fluent 10% at L2) and is significantly "
+        "above the story-reading floor (neighbour-nouns-sentence): L0 and L2 AtAvg 0.3197 vs 0.3060, "
+        "+0.0137, one-sided p 0.0188; L4 0.3225 vs 0.3095, +0.0130, p 0.0282 (MiniLM, 30 shared "
+        "problems). No gold read, but chosen as the best of ~15 variants on these problems."
+    ),
+)
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_floor_rule_with_a_blank_varied_opener_and_neighbour_verbs_is_not_ranked(level):
+    assert _outcomes(level, ABOVE_THE_FLOOR) == {name: "not above the floor" for name in ABOVE_THE_FLOOR}
