@@ -251,7 +251,7 @@ def test_the_record_s_epoch_rewritten_but_not_the_solver_s_state_event_is_refuse
     def edit(log):
         _best_of_five(log, relabel_record=True)
 
-    folder = _forged(epochs, tmp_path / "logs", edit)
+    folder = forged_logs(epochs, tmp_path / "logs", edit)
     _refused(folder, tmp_path, capsys, monkeypatch, "its state event recorded epoch", track="custom")
 
 
@@ -267,7 +267,7 @@ def test_the_gold_in_the_output_and_in_its_generating_call_is_refused_by_the_res
         made = _generations(sample)[-1].output
         made.completion = made.choices[0].message.content = sample.output.completion
 
-    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(epochs, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "the solver's state event set", track="custom")
 
 
@@ -287,7 +287,7 @@ def test_the_gold_in_the_output_its_call_and_its_state_but_not_the_provider_s_ra
                 if change.path == "/output/completion":
                     change.value = sample.output.completion
 
-    folder = _forged(epochs, tmp_path / "logs", _each_sample(edit))
+    folder = forged_logs(epochs, tmp_path / "logs", each_sample(edit))
     _refused(folder, tmp_path, capsys, monkeypatch, "the provider's raw response", track="custom")
 
 
@@ -315,7 +315,7 @@ def test_a_served_run_at_temperature_0_relabelled_0_8_in_its_calls_is_refused_by
             for call in _generations(sample):
                 call.config.temperature, call.config.top_p = 0.8, 0.9
 
-    folder = _forged(tmp_path / "made", tmp_path / "logs", edit)
+    folder = forged_logs(tmp_path / "made", tmp_path / "logs", edit)
     _refused(folder, tmp_path, capsys, monkeypatch, "raw request temperature 0.0")
 
 
