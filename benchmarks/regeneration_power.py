@@ -15,6 +15,7 @@ Usage: python benchmarks/regeneration_power.py [--k 12] [--honest 10] [--forged 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import tempfile
@@ -42,9 +43,9 @@ def honest_logs(log_dir: Path, seed: int | None = None, max_tokens: int | None =
 
 
 def forge_gold(source: Path, target: Path) -> None:
-    """The same logs with each answer replaced by its gold span (in the output and in the generating
-    call of the transcript) and re-scored, the header's means too: consistent with themselves in
-    everything a file check can see."""
+    """The same logs with each answer replaced by its gold span (in the output, the generating call,
+    its raw response and the solver's state event) and re-scored, the header's means too:
+    consistent with themselves in everything a file check can see."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
     from narrative_infill.platform.analysis.submission.recompute import answer_derived
@@ -57,15 +58,27 @@ def forge_gold(source: Path, target: Path) -> None:
         golds = [str(sample.target) for sample in log.samples]
         scores = score_pairs(golds, golds, backbones)
         for sample, gold, fresh in zip(log.samples, golds, scores):
-            reply = f"<ANSWER>{gold}</ANSWER>"
+            reply, made = f"<ANSWER>{gold}</ANSWER>", sample.output.completion
             sample.output.choices[0].message.content = reply
             sample.output.choices[0].stop_reason = "stop"
             sample.output.completion = reply  # a stored field, not derived from the choice
             if sample.messages and sample.messages[-1].role == "assistant":
                 sample.messages[-1].content = reply
-            for call in sample.events:  # the generating call too: verify compares the output with it
-                if call.event == "model" and call.role is None:
-                    call.output = sample.output.model_copy(deep=True)
+            for event in sample.events:  # the generating call and the solver's state event too
+                if event.event == "model" and event.role is None:
+                    event.output = sample.output.model_copy(deep=True)
+                    if event.call is not None:  # the provider's raw response, as the API sent it
+                        raw = json.dumps(event.call.response).replace(
+                            json.dumps(made)[1:-1], json.dumps(reply)[1:-1]
+                        )
+                        event.call.response = json.loads(raw)
+                for change in event.changes if event.event == "state" else []:
+                    if change.path == "/output/completion":
+                        change.value = reply
+                    elif change.path == "/output" and isinstance(change.value, dict):
+                        change.value["completion"] = reply
+            for key, text in (sample.attachments or {}).items():  # the long texts those refer to
+                sample.attachments[key] = text.replace(made, reply)
             for score in sample.scores.values():
                 score.answer = gold
             # every value the verifier rebuilds from the answer and the story (context_copy, story_reuse)
