@@ -8,15 +8,15 @@ provider), the scorers the running sample will be scored with (none under ``--no
 ``--model-role`` parser its own commands use, adding replayed samples to a finished log, showing a
 package error the way Inspect's command line shows its own prerequisite errors (the
 message alone), the base URL a provider's client resolved (the judge records where its grader was
-reached), a metric that logs under the name of the Inspect metric it hands its samples to
-(``logged_as``), and the labels of this package's metrics in the end-of-run score table
-(``show_metric_names_whole``).
+reached), and a metric that logs under the name of the Inspect metric it hands its samples to
+(``logged_as``). This module reads Inspect and changes none of it (tests/core/test_inspect_public_api.py);
+where Inspect's own output falls short (metric names cut in its terminal table), the change is
+proposed upstream (docs/upstream.md).
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -145,72 +145,6 @@ def logged_as(inner: Any, compute: Callable[[list[Any]], Any]) -> Any:
     set_registry_info(compute, registry_info(inner))
     set_registry_params(compute, registry_params(inner))
     return compute
-
-
-#: What Inspect puts before this package's metric names in a results key: its registry namespace.
-_METRIC_PREFIX = f"{__name__.split('.')[0]}/"
-
-
-def _labelled_without_prefix(score: Any) -> Any:
-    """A copy of an ``EvalScore`` whose metrics are keyed without this package's prefix (the key
-    itself where the shorter one is taken, so that no row is lost)."""
-    metrics = {}
-    for key, value in score.metrics.items():
-        short = key.removeprefix(_METRIC_PREFIX)
-        metrics[key if short in score.metrics else short] = value
-    return score.model_copy(update={"metrics": metrics})
-
-
-#: Scores Inspect puts in one row of its table, and the widest row that shows its names whole: the
-#: width Inspect's plain display prints at where no terminal width is known.
-_SCORES_PER_ROW = 4
-_TABLE_COLUMNS = 80
-#: What a score's column takes besides its longest label: a space, a value (``0.123``), the padding.
-_VALUE_AND_PADDING = 1 + 5 + 2
-
-
-def _rows_that_fit(scores: list[Any]) -> list[list[Any]]:
-    """``scores`` in groups of at most four whose columns fit ``_TABLE_COLUMNS`` together (Inspect
-    fills rows of four whatever their names, so long score names such as the judge's
-    ``bidirectional_coherence`` were cut to fit)."""
-    rows: list[list[Any]] = []
-    width = 0
-    for score in scores:
-        column = max([len(score.name), *map(len, score.metrics)]) + _VALUE_AND_PADDING
-        if not rows or len(rows[-1]) == _SCORES_PER_ROW or width + column > _TABLE_COLUMNS:
-            rows.append([])
-            width = 0
-        rows[-1].append(score)
-        width += column
-    return rows
-
-
-def show_metric_names_whole() -> None:
-    """Label this package's metrics in Inspect's end-of-run score table without the package prefix.
-
-    The table labels each metric by its results key, which Inspect builds from the metric's registry
-    name, and a package's metrics are registered under the package's name: at 80 columns
-    ``narrative_infill/breakdowns_rocstories`` was cut to ``narrative_infill/breakdo…``. No public
-    idiom names a package's metric without it (``@metric(name=...)`` is namespaced as well, and the
-    key must stay the registered name, which ``inspect score`` resolves from a log's header), so the
-    table's function is wrapped to show the keys without it, in rows no wider than 80 columns (four
-    long score names to a row were cut too); the log keeps its keys. Called by the
-    scorers when they are made (so only where this package scores); calling it again does nothing."""
-    from inspect_ai._display.core import results
-
-    if getattr(results.task_scores, "shows_names_whole", False):
-        return
-    table = results.task_scores
-
-    def task_scores(scores: list[Any], pad_edge: bool = False) -> Any:
-        labelled = [_labelled_without_prefix(score) for score in scores]
-        return [row for group in _rows_that_fit(labelled) for row in table(group, pad_edge)]
-
-    task_scores.shows_names_whole = True  # type: ignore[attr-defined]
-    results.task_scores = task_scores
-    score_command: Any = sys.modules.get("inspect_ai._cli.score")  # `inspect score` bound it on import
-    if score_command is not None:
-        score_command.task_scores = task_scores
 
 
 #: The logger Inspect's local-server helper writes a self-started server's output to, the functions of

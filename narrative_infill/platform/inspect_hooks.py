@@ -5,14 +5,19 @@ and the grid read back, and the filter that names why a model server Inspect sta
 (``local.server_failure``). Inspect loads every entry point of its group when it starts its hooks
 (before a lazily started server starts), so the core's own entry point (``narrative_infill._registry``)
 needs to import nothing of the platform. The key and the record are off unless a platform command set
-their variable; the failure filter is attached in every Inspect run (it only adds the cause to the exit
-message of a server Inspect started itself). This module imports only Inspect, the standard library
-and light core modules, so it loads even where the platform's extras are not installed."""
+their variable; the failure filter (which lowers a logger's level) is attached only where a platform
+command started the process (``serve -- COMMAND``, the grid: the run-status variable is set), so a
+user's own ``inspect eval`` keeps Inspect's loggers as Inspect set them. This module imports only
+Inspect, the standard library and light core modules, so it loads where the platform's extras are not
+installed."""
+
+import os
 
 from .local.provider_key import LocalServerKey
-from .local.run_status import RunStatus
+from .local.run_status import STATUS_VARIABLE, RunStatus
 from .local.server_failure import install as install_server_failure_cause
 
 __all__ = ["LocalServerKey", "RunStatus"]
 
-install_server_failure_cause()
+if os.environ.get(STATUS_VARIABLE):
+    install_server_failure_cause()

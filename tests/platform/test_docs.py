@@ -23,7 +23,10 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 #: A command as a user would type it, inside a code span or a code block line.
 COMMAND = re.compile(r"(?:\.venv/bin/)?(narrative-infill|inspect (?:eval-set|eval|score))\s([^`\n]*)")
-PATH = re.compile(r"(?<![\w./-])((?:narrative_infill|benchmarks|scripts|tests|docs|\.ci)/[\w./-]*[\w/])")
+#: (Not a name Inspect's score table cut with "…", such as ``narrative_infill/breakdo…``.)
+PATH = re.compile(
+    r"(?<![\w./-])((?:narrative_infill|benchmarks|scripts|tests|docs|\.ci)/[\w./-]*[\w/])(?![\w./-]*…)"
+)
 MEASURED = re.compile(r"\bmeasured:", re.IGNORECASE)
 
 

@@ -5,8 +5,9 @@ too little free memory) went to Inspect's log at info level, which the terminal 
 
 A logging filter on Inspect's local-server logger keeps the server's last stderr lines and adds the
 ones that name an error to Inspect's message. Inspect has no hook for this; the logger's name is in
-``inspect_compat``. Installed by the package's Inspect entry point, which Inspect imports before a
-lazily started server starts.
+``inspect_compat``. Installed by the platform's Inspect entry point, which Inspect imports before a
+lazily started server starts, in the Inspect processes a platform command started (``serve --
+COMMAND``, the grid) and nowhere else: the filter lowers that logger's level.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from inspect_ai.util import concurrency
 
 from ...errors import NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
-from ...inspect_compat import show_metric_names_whole, shown_by_inspect
+from ...inspect_compat import shown_by_inspect
 from ...paper_protocol import (
     DIMENSIONS,
     HIGH_QAVG,
@@ -326,7 +326,6 @@ def judge(
     Low% (`share_below`, QAvg below 2); `qavg_<judge>` per panel member; `grader_failed`,
     the share of judgements the grader failed.
     """
-    show_metric_names_whole()
     role_list = as_list(roles) or []
     call = JudgeCall.from_options(  # bad values fail here, not once per sample
         variant=variant,

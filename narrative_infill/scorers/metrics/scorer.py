@@ -9,7 +9,7 @@ from inspect_ai.solver import TaskState
 
 from ...copy_guards import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
-from ...inspect_compat import show_metric_names_whole, shown_by_inspect
+from ...inspect_compat import shown_by_inspect
 from ..answer import extracted, input_limits, truncated
 from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
@@ -103,7 +103,6 @@ def metrics(
         code: the first <ANSWER> span, else the whole response). Part of the metrics signature,
         so the report never averages the two together.
     """
-    show_metric_names_whole()
     check_extraction(extraction)
     batcher, backbones = _batcher(
         backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir
