@@ -16,11 +16,26 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "shared: reads ../shared; skips when it is absent (fails in CI)")
 
 
+#: The tiers' markers (pyproject's ``markers``), in the order a test's first one names its tier.
+TIERS = ("vllm", "lm_eval", "slurm", "local_server", "browser", "subprocess", "slow")
+#: Seconds (setup, call, teardown) and tests per tier in this run: CI runs the slow tiers in one pytest
+#: run (issue 59) and still prints each tier's time.
+_TIER_TIMES: dict[str, list[float]] = {}
+
+
 def pytest_runtest_logreport(report):
     record = os.environ.get("NARRATIVE_INFILL_TEST_IDS")
     if record and report.when == "setup":
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(report.nodeid + "\n")
+    tier = next((name for name in TIERS if name in report.keywords), "fast")
+    seconds, tests = _TIER_TIMES.setdefault(tier, [0.0, 0])
+    _TIER_TIMES[tier] = [seconds + report.duration, tests + (report.when == "setup")]
+
+
+def pytest_terminal_summary(terminalreporter):
+    for tier, (seconds, tests) in sorted(_TIER_TIMES.items()):
+        terminalreporter.write_line(f"tier {tier}: {tests} tests, {seconds:.0f} s (setup, call, teardown)")
 
 
 def pytest_runtest_setup(item):
