@@ -19,7 +19,6 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
-from narrative_infill.platform.local.server_failure import ERROR_LINE
 from narrative_infill.solvers.served_context import METADATA_KEY
 
 pytestmark = pytest.mark.vllm
@@ -202,9 +201,6 @@ def test_a_failed_engine_start_names_its_cause(hf_model, new_logs):
     new_logs()
     before, exited, _ = done.stdout.partition("exited unexpectedly")
     assert exited, done.stdout[-4000:]
-    reasons = [
-        line
-        for line in before.splitlines()
-        if ERROR_LINE.search(line) and ("max_model_len" in line or "999999" in line)
-    ]
-    assert reasons, before[-4000:]
+    # vLLM's own words ("User-specified max_model_len (999999) is greater than ..."), which the
+    # terminal may wrap; Inspect's echo of the command spells the flag --max-model-len.
+    assert "max_model_len (999999)" in " ".join(before.split()), before[-4000:]
