@@ -15,12 +15,12 @@ from .valid_output import make_output_valid
 
 @solver
 def infill_prompt(
-    task: str, variant: str = PAPER_PROMPT_VARIANT, system_role: bool = False, unit: str | None = None
+    template: str, variant: str = PAPER_PROMPT_VARIANT, system_role: bool = False, unit: str | None = None
 ) -> Solver:
     """Replace the conversation with the rendered benchmark prompt.
 
     Args:
-        task: template name (l0..l4, abductive, causal, cot, counterfactual).
+        template: the task's template (l0..l4, abductive, causal, cot, counterfactual).
         variant: ``paper`` (Appendix B) or one of the published code's variants.
         system_role: send the system text as a system message. Off by default because
             some chat templates (Gemma-2) reject a system role; the text then leads the
@@ -29,7 +29,7 @@ def infill_prompt(
             (``sentence(s)`` throughout the published data), which is what the slot held
             when the authors ran these templates.
     """
-    template = prompt_template(task, variant)
+    prompt = prompt_template(template, variant)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         slots = {
@@ -39,7 +39,7 @@ def infill_prompt(
         }
         state.messages = [
             ChatMessageSystem(content=text) if role == "system" else ChatMessageUser(content=text)
-            for role, text in template.conversation(slots, system_role)
+            for role, text in prompt.conversation(slots, system_role)
         ]
         return state
 
@@ -47,26 +47,27 @@ def infill_prompt(
 
 
 def _user_max_tokens() -> int | None:
-    """A cap the user set for the run (``--max-tokens``, the eval's or the model's
-    ``GenerateConfig``): it always wins over the task's own rule."""
+    """A cap the user set: Inspect's ``GenerateConfig.max_tokens`` in force (``--max-tokens``
+    over the task's ``-T max_tokens``, Inspect's own order), else the model's."""
     model = get_model()
     return active_generate_config().max_tokens or model.config.max_tokens
 
 
+def check_cap_factor(max_tokens_factor: float) -> None:
+    """Refuse a per-sample cap factor that is not a positive number."""
+    if type(max_tokens_factor) not in (int, float) or max_tokens_factor <= 0:
+        raise OptionError(f"max_tokens_factor must be positive (a number), got {max_tokens_factor!r}")
+
+
 @solver
-def generate_infill(
-    max_tokens: int | None = None,
-    max_tokens_factor: float = CAP_FACTOR,
-    setting: str = "l0",
-) -> Solver:
-    """Generate with the output cap of ``paper_protocol.output_cap``: the user's, else the
-    setting's fixed room (reasoning paradigms), else per sample.
+def generate_infill(max_tokens_factor: float = CAP_FACTOR, template: str = "l0") -> Solver:
+    """Generate with the output cap of ``paper_protocol.output_cap``: the user's (Inspect's
+    ``max_tokens``), else the template's fixed room (reasoning paradigms), else per sample.
 
     Args:
-        max_tokens: a fixed cap for every sample (``-T max_tokens``).
         max_tokens_factor: multiple of the gold span's length (``gold_tokens`` metadata,
             words plus punctuation marks) used as the per-sample cap (the paper: 2).
-        setting: the task's setting (l0..l4, abductive, causal, cot, counterfactual): a
+        template: the task's template (l0..l4, abductive, causal, cot, counterfactual): a
             reasoning paradigm gets ``paper_protocol.REASONING_MAX_TOKENS`` when the user sets no cap.
 
     The sample's metadata records the cap (``max_tokens``) and where it came from
@@ -77,14 +78,10 @@ def generate_infill(
     The output is made valid Unicode as it arrives (``valid_output``; ``output_replaced_chars`` when
     anything was replaced).
     """
-    if max_tokens is not None and (type(max_tokens) is not int or max_tokens < 1):
-        raise OptionError(f"max_tokens must be positive (a whole number of tokens), got {max_tokens!r}")
-    if type(max_tokens_factor) not in (int, float) or max_tokens_factor <= 0:
-        raise OptionError(f"max_tokens_factor must be positive (a number), got {max_tokens_factor!r}")
+    check_cap_factor(max_tokens_factor)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        user_cap = max_tokens or _user_max_tokens()
-        cap, rule = output_cap(setting, state.metadata["gold_tokens"], user_cap, max_tokens_factor)
+        cap, rule = output_cap(template, state.metadata["gold_tokens"], _user_max_tokens(), max_tokens_factor)
         state.metadata["max_tokens_rule"] = rule
         state.metadata["epoch"] = state.epoch
         state.metadata["max_tokens"] = cap = await fit_served_context(get_model(), state, cap)

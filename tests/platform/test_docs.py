@@ -88,8 +88,7 @@ def _task_parameters() -> dict[str, set[str]]:
     from narrative_infill.paper_protocol import SETTINGS
     from narrative_infill.tasks import infill, judge_check
 
-    every = set(inspect.signature(infill.infill_task).parameters) - {"template"}
-    tasks = {name: every for name in SETTINGS}
+    tasks = {name: set(inspect.signature(getattr(infill, name)).parameters) for name in SETTINGS}
     tasks["judge_check"] = set(inspect.signature(judge_check.judge_check).parameters)
     return tasks
 

@@ -155,7 +155,7 @@ def test_data_options_reach_the_packages_loader():
         ("variant", "code9", "no prompt variant 'code9'"),
         ("extraction", "bogus", "extraction must be one of"),
         ("system_role", "yes", "system_role must be true or false"),
-        ("max_tokens_factor", 0, "max_tokens_factor must be a positive number"),
+        ("max_tokens_factor", 0, "max_tokens_factor must be positive"),
         ("domain", "wikipedai", "domain filter"),
     ],
 )

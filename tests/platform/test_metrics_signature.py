@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import narrative_infill.scorers.metrics.embedding as embedding
 import narrative_infill.scorers.metrics.pairs as pairs
 from narrative_infill.platform.analysis.submission.rescore import logged_backbones
-from narrative_infill.scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature
+from narrative_infill.scorers.signature import MINILM_DISPLAY, BackboneSignature, JudgeSignature, MetricsSignature
 
 PAPER = BackboneSignature(
     "roberta-large", 17, "0.3.13", "4.44.0", "sentence-transformers/paraphrase-MiniLM-L6-v2", "128", "3.0.1"
@@ -74,3 +76,35 @@ def test_verify_rescoring_uses_the_backbones_the_signature_names_not_a_substring
 def test_a_signature_without_backbones_is_not_rescored():
     with pytest.raises(embedding.BackboneUnavailable, match="names no backbones"):
         logged_backbones("rouge1=rouge-score-0.1.2:no-stemmer")
+
+
+def test_old_and_new_signatures_parse_to_one_record_and_render_back():
+    """``scorers.signature`` reads every format a log holds: a metrics signature with its extraction
+    rule (task version 2 on) or without (``None``: scored before the rule was recorded), a judge's
+    ``judge_models`` with the rule named only when it is not the default."""
+    lexical = "rouge1=rouge-score-0.1.2:no-stemmer | chrf=sacrebleu:nrefs:1"
+    for text, extraction in ((f"{PAPER} | {lexical} | extraction=published", "published"), (f"{PAPER} | {lexical}", None)):
+        parsed = MetricsSignature.parse(text)
+        assert parsed == MetricsSignature(PAPER, lexical, extraction) and str(parsed) == text
+    assert MetricsSignature.parse(None) == MetricsSignature(None, "", None)
+    judged = {
+        "grader=openai/gpt-4.1-mini": JudgeSignature({"grader": "openai/gpt-4.1-mini"}, "ours"),
+        "a=openai/x, b=anthropic/y | extraction=published": JudgeSignature(
+            {"a": "openai/x", "b": "anthropic/y"}, "published"
+        ),
+    }
+    for text, record in judged.items():
+        assert JudgeSignature.parse(text) == record and str(record) == text
+
+
+def test_no_module_but_the_signature_module_reads_a_signature_by_hand():
+    package = Path(__file__).resolve().parents[2] / "narrative_infill"
+    by_hand = ("| extraction", 'split(" | "', "extraction=(")
+    found = [
+        f"{path.relative_to(package)}: {pattern}"
+        for path in package.rglob("*.py")
+        if path.name != "signature.py"
+        for pattern in by_hand
+        if pattern in path.read_text(encoding="utf-8")
+    ]
+    assert found == []

@@ -11,7 +11,7 @@ from narrative_infill.platform.analysis.report.paper_compare import NOT_COMPARAB
 from narrative_infill.platform.analysis.report.paper_results import paper_results
 from narrative_infill.platform.analysis.report.sensitivity import sensitivity_table
 from narrative_infill.paper_protocol import BERTSCORE_LAYER, BERTSCORE_MODEL, SEMF1_MODEL
-from narrative_infill.scorers.metrics.signature import MINILM_DISPLAY, BackboneSignature
+from narrative_infill.scorers.signature import MINILM_DISPLAY, BackboneSignature
 
 LEXICAL = " | rouge1=rouge-score-0.1.2 | chrF2"
 

@@ -20,6 +20,7 @@ from typing import Any
 from ...data.jsonl import iter_jsonl, read_utf8
 from ...errors import NarrativeInfillError
 from ...paper_protocol import SETTINGS, output_cap
+from ...tasks.options import option_names
 from ..names import LookAlikes, checked_name
 from .importer import ImportedRow, write_imported
 
@@ -245,22 +246,8 @@ def read_task(task: LmEvalTask) -> list[ImportedRow]:
 def task_args(options: dict[str, Any]) -> dict[str, Any]:
     """The lm-eval task options under the Inspect tasks' ``-T`` names (the hub revision is
     ``data_revision`` there, ``revision`` here), so the report and submit read them as a run's."""
-    names = (
-        "data",
-        "subset",
-        "domain",
-        "n",
-        "position",
-        "min_sentences",
-        "max_sentences",
-        "variant",
-        "system_role",
-        "unit",
-        "max_tokens_factor",
-        "backbone",
-        "extraction",
-    )
-    return {**{name: options.get(name) for name in names}, "revision": options.get("data_revision")}
+    keys = {name: "data_revision" if name == "revision" else name for name in option_names()}
+    return {name: options[key] for name, key in keys.items() if key in options}
 
 
 def describe_run(tasks: dict[tuple[str, str], LmEvalTask]) -> Any:

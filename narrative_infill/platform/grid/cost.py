@@ -24,12 +24,11 @@ from typing import Any
 import yaml
 
 from ...paper_protocol import CAP_FACTOR, DIMENSIONS, PAPER_JUDGE_VARIANT, PAPER_PROMPT_VARIANT, output_cap
+from ...tasks.options import FILTERS
 from .plan import GridError, Plan, Run
 from .slurm import gpus
 
 WORDS_TO_TOKENS = 1.3  # a common rule of thumb for English text in BPE vocabularies
-#: ``-T`` arguments that choose instances (the rest shape the prompt or the cap).
-_FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,7 @@ def run_figures(run: Run) -> tuple[Figures, bool]:
         float(args.get("max_tokens_factor", CAP_FACTOR)),
         args.get("judge_variant", PAPER_JUDGE_VARIANT),
     )
-    filters = tuple((key, args[key]) for key in _FILTERS if key in args)
+    filters = tuple((key, args[key]) for key in FILTERS if key in args)
     judges = sum(1 for flag in run.command if flag == "--model-role")
     figures, estimated = Figures(), False
     for task in run.tasks:

@@ -19,7 +19,7 @@ def load(**metadata: Any) -> dict[str, Any]:
     from datasets import Dataset
 
     options = HarnessOptions.from_metadata(metadata)
-    dataset = infill_dataset(options.data, options.data_revision, options.subset, **options.filters())
+    dataset = infill_dataset(options.data, options.revision, options.subset, **options.filters())
     docs = [
         {
             "id": str(sample.id),

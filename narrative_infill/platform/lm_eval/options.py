@@ -10,67 +10,52 @@ results file's task config, where a reader sees what ran.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import OptionError
-from ...extraction import DEFAULT_EXTRACTION, check_extraction
-from ...paper_protocol import CAP_FACTOR, PAPER_PROMPT_VARIANT, SETTINGS, output_cap
+from ...extraction import check_extraction
+from ...paper_protocol import SETTINGS, output_cap
 from ...prompts import prompt_template
+from ...tasks.options import InfillOptions, option_names
+
+#: The Inspect tasks' options lm-eval takes: not the judge's (lm-eval runs no grader), nor
+#: ``max_tokens`` (lm-eval's own ``--gen_kwargs max_gen_toks=`` is the user's cap).
+HARNESS_OPTIONS = tuple(
+    name
+    for name in option_names()
+    if name != "max_tokens" and not name.startswith("judge") and name != "grader_model"
+)
+#: The metadata key of an option whose name lm-eval already uses: ``revision`` is a model argument
+#: of lm-eval's hf and vllm backends (and lm-eval merges the model's arguments into the metadata).
+METADATA_KEYS = {name: "data_revision" if name == "revision" else name for name in HARNESS_OPTIONS}
 
 
-@dataclass(frozen=True)
-class HarnessOptions:
-    """One lm-eval task's options; the names and defaults of the Inspect tasks' ``-T`` options but
-    one: the hub revision is ``data_revision``, since ``revision`` is a model argument of lm-eval's
-    hf and vllm backends (and lm-eval merges the model's arguments into the metadata)."""
+@dataclass(frozen=True, kw_only=True)
+class HarnessOptions(InfillOptions):
+    """One lm-eval task's options: its template and the Inspect tasks' options (``HARNESS_OPTIONS``
+    of them are read; the others keep their defaults)."""
 
     template: str
-    data: str = "hf"
-    data_revision: str | None = None
-    subset: str | None = None
-    domain: str | list[str] | None = None
-    n: int | list[int] | None = None
-    position: str | list[str] | None = None
-    min_sentences: int | None = None
-    max_sentences: int | None = None
-    variant: str = PAPER_PROMPT_VARIANT
-    system_role: bool = False
-    unit: str | None = None
-    max_tokens_factor: float = CAP_FACTOR
-    backbone: str = "auto"
-    extraction: str = DEFAULT_EXTRACTION
+
+    def __post_init__(self) -> None:
+        """The Inspect tasks' checks, the template, its prompt variant and the extraction rule."""
+        if self.template not in SETTINGS:
+            raise OptionError(f"task metadata: template must be one of {SETTINGS}, got {self.template!r}")
+        super().__post_init__()
+        prompt_template(self.template, self.variant)  # raises for an unknown variant
+        check_extraction(self.extraction)
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, Any]) -> HarnessOptions:
         """The options in ``metadata`` (other keys are lm-eval's), checked as the Inspect tasks check them."""
-        if metadata.get("template") not in SETTINGS:
-            raise OptionError(
-                f"task metadata: template must be one of {SETTINGS}, got {metadata.get('template')!r}"
-            )
-        options = cls(**{f.name: metadata[f.name] for f in fields(cls) if f.name in metadata})
-        options.check()
-        return options
-
-    def check(self) -> None:
-        """Refuse values outside their choices, naming the option (the loader checks the data filters)."""
-        if type(self.system_role) is not bool:
-            raise OptionError(f"system_role must be true or false, got {self.system_role!r}")
-        if type(self.max_tokens_factor) not in (int, float) or self.max_tokens_factor <= 0:
-            raise OptionError(f"max_tokens_factor must be a positive number, got {self.max_tokens_factor!r}")
-        if not isinstance(self.data, str):
-            raise OptionError(f"data must be 'hf', 'hf:REPO', 'demo' or a file path, got {self.data!r}")
-        prompt_template(self.template, self.variant)  # raises for an unknown variant
-        check_extraction(self.extraction)
-
-    def filters(self) -> dict[str, Any]:
-        """The data filters, as ``infill_dataset`` takes them."""
-        names = ("domain", "n", "position", "min_sentences", "max_sentences")
-        return {name: getattr(self, name) for name in names}
+        given = {name: metadata[key] for name, key in METADATA_KEYS.items() if key in metadata}
+        return cls(template=metadata.get("template", ""), **given)
 
     def recorded(self) -> dict[str, Any]:
-        """Every option in force, for the task config lm-eval writes into its results file."""
-        return asdict(self)
+        """Every option in force, under its metadata key, for the task config lm-eval writes into
+        its results file."""
+        return {"template": self.template} | {key: getattr(self, name) for name, key in METADATA_KEYS.items()}
 
     def output_cap(self, gold_tokens: int, user_cap: int | None) -> tuple[int, str]:
         """(cap, rule) of the Inspect tasks' solver (``paper_protocol.output_cap``)."""

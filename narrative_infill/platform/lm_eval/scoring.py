@@ -14,7 +14,6 @@ from typing import Any
 
 from ...extraction import DEFAULT_EXTRACTION, check_extraction, extract_with
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES, metrics_signature, resolve_backbones, score_pairs
-from ...scorers.metrics.scorer import with_extraction
 
 #: The name of the filter lm-eval reports the metrics under (``atavg,extracted``).
 FILTER_NAME = "extracted"
@@ -43,7 +42,7 @@ class ExtractAndScore:
         responses = [_only_response(resp) for resp in resps]
         answers = [extract_with(self.extraction, text, doc["problem"]) for text, doc in zip(responses, docs)]
         backbones = resolve_backbones(self.backbone)
-        signature = with_extraction(metrics_signature(backbones), self.extraction)
+        signature = metrics_signature(backbones, self.extraction)
         scored = score_pairs([a.text for a in answers], [doc["gold_answer"] for doc in docs], backbones)
         filtered = []
         for answer, result in zip(answers, scored):

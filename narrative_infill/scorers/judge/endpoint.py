@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...inspect_compat import client_base_url
+from ..signature import flat
 
 #: The official API base URL of each provider a ranked track's judge may use (as its client reports
 #: it, no trailing slash). A grader of one of these providers reached elsewhere is not that provider.
@@ -57,11 +58,6 @@ def served_by(output: Any) -> dict[str, str | None]:
         value = response.get("system_fingerprint") if isinstance(response, dict) else None
         fingerprint = value if isinstance(value, str) else None
     return {"response_model": output.model or None, "system_fingerprint": fingerprint}
-
-
-def flat(by_judge: dict[str, str]) -> str:
-    """``name=value`` pairs for a flat metadata field (log summaries drop nested metadata)."""
-    return ", ".join(f"{name}={value}" for name, value in by_judge.items())
 
 
 def where_judged(verdicts: dict[str, dict]) -> dict[str, str]:

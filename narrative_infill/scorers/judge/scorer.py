@@ -49,7 +49,8 @@ from ...paper_protocol import (
 from ...task_options import as_list
 from ..answer import bounded_answer, extracted, input_limits
 from ..error_bars import headline_metrics, key_metrics
-from .endpoint import endpoint_of, flat, served_by, where_judged
+from ..signature import JudgeSignature
+from .endpoint import endpoint_of, served_by, where_judged
 from .parse import JudgementError, parse_judgement
 from .rubric import JudgeVariant, judge_variant
 from .schema import reply_constraint, structured_mode
@@ -253,8 +254,9 @@ def _score(verdicts: dict[str, dict], answer, variant: JudgeVariant, extraction:
             "judges": verdicts,
             # Flat, so that log summaries (which drop nested metadata) still say who judged and where.
             # The extraction joins the judges here: the report refuses to pool differing values.
-            "judge_models": flat({name: v["model"] for name, v in verdicts.items()})
-            + ("" if extraction == DEFAULT_EXTRACTION else f" | extraction={extraction}"),
+            "judge_models": str(
+                JudgeSignature({name: v["model"] for name, v in verdicts.items()}, extraction)
+            ),
             **where_judged(verdicts),
             "judge_extraction": extraction,
             "grader_tokens": tokens,

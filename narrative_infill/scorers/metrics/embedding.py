@@ -32,8 +32,8 @@ from ...paper_protocol import BERTSCORE_LAYER as PAPER_BERTSCORE_LAYER
 from ...paper_protocol import BERTSCORE_MODEL as PAPER_BERTSCORE_MODEL
 from ...paper_protocol import PAPER_BACKBONE
 from ...paper_protocol import SEMF1_MODEL as PAPER_SEMF1_MODEL
+from ..signature import BackboneSignature, display_model, sentence_model_max_seq_length
 from .cache import EmbeddingCache
-from .signature import BackboneSignature, display_model, sentence_model_max_seq_length
 
 logger = logging.getLogger(__name__)
 
@@ -60,19 +60,21 @@ class Backbones:
 
     def signature(self) -> str:
         """The rendered ``BackboneSignature``; loads no model."""
+        return str(self.backbone_signature())
+
+    def backbone_signature(self) -> BackboneSignature:
+        """What the backbones are, as a signature records them; loads no model."""
         from importlib.metadata import version
 
-        return str(
-            BackboneSignature(
-                display_model(self.bertscore_model, minilm_path()),
-                self.bertscore_layer,
-                version("bert-score"),
-                version("transformers"),
-                display_model(self.semf1_model, minilm_path()),
-                sentence_model_max_seq_length(self.semf1_model),
-                version("sentence-transformers"),
-                self.fallback_reason,
-            )
+        return BackboneSignature(
+            display_model(self.bertscore_model, minilm_path()),
+            self.bertscore_layer,
+            version("bert-score"),
+            version("transformers"),
+            display_model(self.semf1_model, minilm_path()),
+            sentence_model_max_seq_length(self.semf1_model),
+            version("sentence-transformers"),
+            self.fallback_reason,
         )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 # The answer the metrics read is the judge's too: one home for its limits (scorers.answer).
 from ..answer import MAX_ANSWER_SENTENCES, bounded_answer, sentences
+from ..signature import MetricsSignature
 from .cache import EmbeddingCache, embedding_cache
 from .embedding import (
     Backbones,
@@ -62,9 +63,11 @@ class PairScores:
     truncated_chars: int = 0
 
 
-def metrics_signature(backbones: Backbones) -> str:
-    """Everything that decides the numbers; two runs are comparable only if these match."""
-    return f"{backbones.signature()} | {lexical_signature()}"
+def metrics_signature(backbones: Backbones, extraction: str) -> str:
+    """Everything that decides the numbers (``MetricsSignature``): the backbones, the lexical
+    metrics and the extraction rule, which decides the scored text; two runs are comparable only
+    if these match."""
+    return str(MetricsSignature(backbones.backbone_signature(), lexical_signature(), extraction))
 
 
 def _golds_caches(backbones: Backbones, cache_dir: str | None) -> tuple[EmbeddingCache, EmbeddingCache]:

@@ -14,7 +14,7 @@ from ..answer import extracted, input_limits, truncated
 from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
 from .loading import loads_for, wait_loaded
-from .pairs import ATAVG, METRIC_NAMES
+from .pairs import ATAVG, METRIC_NAMES, metrics_signature
 from .reuse import reused_share, story_reuse
 from .threads import budget
 
@@ -37,30 +37,22 @@ def _batcher(
 ):
     """One batcher (and one set of loaded models) per configuration, per process, and its backbones."""
     from .batching import DynamicBatcher
-    from .pairs import metrics_signature, resolve_backbones, score_pairs
+    from .pairs import resolve_backbones, score_pairs
 
     backbones = resolve_backbones(backbone, bertscore_model, bertscore_layer, semf1_model)
-    signature = metrics_signature(backbones)  # loads no model
 
     def score_batch(pairs: list[tuple[str, str]]):
         wait_loaded(backbones)  # loading since the first sample started (the tasks' setup step)
         with budget.batch():  # the cores the model's generation leaves free
-            results = score_pairs(
+            return score_pairs(
                 [p for p, _ in pairs],
                 [r for _, r in pairs],
                 backbones,
                 batch_size=batch_size,
                 cache_dir=cache_dir,
             )
-        return [(result, signature) for result in results]
 
     return DynamicBatcher(score_batch, max_batch=PAIRS_PER_FLUSH), backbones
-
-
-def with_extraction(signature: str, extraction: str) -> str:
-    """The backbones' and lexical metrics' signature with the extraction rule: the rule decides
-    the scored text, so it decides the numbers as much as the models do."""
-    return f"{signature} | extraction={extraction}"
 
 
 #: The story guards (not part of AtAvg): ``context_copy`` and ``story_reuse``, each its mean and the
@@ -107,10 +99,11 @@ def metrics(
     batcher, backbones = _batcher(
         backbone, bertscore_model, bertscore_layer, semf1_model, batch_size, cache_dir
     )
+    signature = metrics_signature(backbones, extraction)  # loads no model
 
     async def score(state: TaskState, target: Target) -> Score:
         answer = await extracted(state, extraction)
-        result, signature = await batcher.submit((answer.text, target.text))
+        result = await batcher.submit((answer.text, target.text))
         cut = truncated(state)
         value = {ATAVG: result.values[ATAVG], **{name: result.values[name] for name in METRIC_NAMES}}
         value["truncated"] = float(cut)
@@ -120,7 +113,7 @@ def metrics(
             "truncated": cut,
             "extraction_status": answer.status.value,
             "extraction_steps": list(answer.steps),
-            "metrics_signature": with_extraction(signature, extraction),
+            "metrics_signature": signature,
         }
         if result.reasons:
             metadata["zero_reasons"] = result.reasons

@@ -12,20 +12,19 @@ when two signatures share a rule.
 from __future__ import annotations
 
 import json
-import re
 
 import pandas as pd
 
 from ....scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from ....scorers.signature import MetricsSignature
 from .load import _float
 
 VALUES = (ATAVG, *METRIC_NAMES)
-_EXTRACTION = re.compile(r"\| extraction=(\w+)$")
 
 
-def extraction_of(signature: str | None) -> str:
-    match = _EXTRACTION.search(signature or "")
-    return match.group(1) if match else "unrecorded"
+def _rule(signature: str | None) -> str:
+    """A scoring's extraction rule, ``unrecorded`` for a log scored before the signature named it."""
+    return MetricsSignature.parse(signature).extraction or "unrecorded"
 
 
 def _order(key: str) -> int:
@@ -66,11 +65,11 @@ def metrics_scorings(frame: pd.DataFrame) -> pd.DataFrame:
         return long
     # A score without a signature (a log older than signatures) is a scoring too, "unrecorded":
     # left unlabelled, every table grouping by scoring dropped its samples without a word.
-    signatures = sorted(long["signature"].fillna("").unique(), key=lambda s: (extraction_of(s), s))
+    signatures = sorted(long["signature"].fillna("").unique(), key=lambda s: (_rule(s), s))
     labels: dict[str, str] = {}
     seen: dict[str, int] = {}
     for signature in signatures:
-        rule = extraction_of(signature)
+        rule = _rule(signature)
         seen[rule] = seen.get(rule, 0) + 1
         labels[signature] = rule if seen[rule] == 1 else f"{rule}#{seen[rule]}"
     long["scoring"] = long["signature"].fillna("").map(labels)

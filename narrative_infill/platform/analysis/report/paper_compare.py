@@ -41,9 +41,9 @@ from ....paper_protocol import (
 )
 from ....scorers.judge.rubric import dimensions_of
 from ....scorers.metrics.pairs import ATAVG, METRIC_NAMES
-from ....scorers.metrics.signature import BackboneSignature
+from ....scorers.signature import BackboneSignature, JudgeSignature
 from ..stats import unit_draws
-from .metrics_scorings import extraction_of, metrics_scorings
+from .metrics_scorings import metrics_scorings
 from .paper_results import model_id, paper_results
 from .run_labels import sample_narratives
 
@@ -116,11 +116,11 @@ def is_paper_signature(signature: str | None) -> bool:
 
 def is_paper_judge(judge_models: str | None) -> bool:
     """Whether the judge scores came from the paper's judge alone (GPT-4.1-mini, any provider
-    route or dated snapshot): ``judge_models`` is ``role=model, ...`` plus the extraction rule."""
-    judges = (judge_models or "").split(" | ")[0].split(", ")
-    if len(judges) != 1 or "=" not in judges[0]:
+    route or dated snapshot)."""
+    models = list(JudgeSignature.parse(judge_models).models.values())
+    if len(models) != 1 or not models[0]:
         return False
-    model = judges[0].split("=", 1)[1].casefold().split("/")[-1]
+    model = models[0].casefold().split("/")[-1]
     paper = JUDGE_MODEL.casefold().split("/")[-1]
     return model == paper or (
         model.startswith(paper) and _SNAPSHOT.fullmatch(model[len(paper) :]) is not None
@@ -129,9 +129,9 @@ def is_paper_judge(judge_models: str | None) -> bool:
 
 def _judge_scoring(judge_models: str | None) -> str:
     """The judge scores' label: ``judge``, or ``judge published`` when the judge read the
-    published rule's extraction (``judge_models`` names the rule unless it is the default)."""
-    rule = extraction_of(judge_models)
-    return "judge" if rule in ("unrecorded", DEFAULT_EXTRACTION) else f"judge {rule}"
+    published rule's extraction."""
+    rule = JudgeSignature.parse(judge_models).extraction
+    return "judge" if rule == DEFAULT_EXTRACTION else f"judge {rule}"
 
 
 def _level(scoring: str, signature: str | None) -> str:

@@ -16,16 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ....scorers.judge.endpoint import official_endpoint_problem
+from ....scorers.signature import JudgeSignature, unflat
 from ..report.load import score_field
 
 #: The flat judge fields a submission records, as the logs hold them.
 RECORDED = ("judge_endpoints", "judge_served_by")
-
-
-def _pairs(flat: str) -> dict[str, str]:
-    """``name=value, name=value`` back to a mapping (a ``| extraction=...`` suffix dropped)."""
-    entries = flat.split(" | ", 1)[0].split(", ")
-    return dict(entry.partition("=")[::2] for entry in entries if entry)
 
 
 def judge_provenance(runs: list) -> dict[str, Any]:
@@ -61,8 +56,8 @@ def endpoint_problems(track: str, runs: list) -> list[str]:
                 f"{setting}: judge endpoint not recorded (judged before task version 3): re-judge"
             )
             continue
-        where = _pairs(endpoints)
-        for name, model in _pairs(models).items():
+        where = unflat(endpoints)
+        for name, model in JudgeSignature.parse(models).models.items():
             problem = official_endpoint_problem(model, where.get(name, "unrecorded"), track != "demo")
             if problem:
                 problems.append(f"{setting}: judge {name}: {problem}")
@@ -80,8 +75,8 @@ def header_problems(runs: list) -> list[str]:
             for s in run.samples
         }
         for models, endpoints in sorted(seen - {(None, None)}, key=str):
-            where = _pairs(endpoints or "")
-            for name, model in _pairs(models or "").items():
+            where = unflat(endpoints or "")
+            for name, model in JudgeSignature.parse(models).models.items():
                 role = roles.get(name)
                 if role is None or isinstance(role, list):
                     continue  # a judge not bound as a role, or a panel under one role

@@ -24,18 +24,10 @@ from typing import Any
 from ....data.dataset import DEMO, HF_DATASET
 from ....errors import OptionError
 from ....extraction import DEFAULT_EXTRACTION
-from ....paper_protocol import (
-    CAP_FACTOR,
-    JUDGE_TEMPERATURE,
-    PAPER_JUDGE_VARIANT,
-    PAPER_PROMPT_VARIANT,
-    PUBLISHED_INSTANCES,
-    TEMPERATURE,
-    TOP_P,
-    output_cap,
-)
+from ....paper_protocol import JUDGE_TEMPERATURE, PUBLISHED_INSTANCES, TEMPERATURE, TOP_P, output_cap
 from ....scorers.judge.schema import structured_mode
 from ....tasks.infill import TASK_VERSION
+from ....tasks.options import FILTERS, InfillOptions
 from ..report.load import newest_score
 from .judges import endpoint_problems
 
@@ -46,7 +38,8 @@ PUBLISHED_SOURCE = f"hf:{HF_DATASET}"
 #: The largest share of unscored judgements a ranked run may have: samples where any grader
 #: failed, so a panel's mean over the graders left counts too.
 UNSCORED_LIMIT = 0.02
-_FILTERS = ("domain", "n", "position", "min_sentences", "max_sentences")
+#: The tasks' defaults: a ranked track's prompt, cap and judge options are the paper's, which they are.
+_PAPER = InfillOptions()
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -59,13 +52,13 @@ class Protocol:
     instances: int | None  # None: the data decides (the 10% subset of the published set)
     temperature: float = TEMPERATURE
     top_p: float = TOP_P
-    prompt_variant: str = PAPER_PROMPT_VARIANT
-    system_role: bool = False
-    unit: None = None  # the record's own unit
-    max_tokens_factor: float = CAP_FACTOR
+    prompt_variant: str = _PAPER.variant
+    system_role: bool = _PAPER.system_role
+    unit: str | None = _PAPER.unit  # None: the record's own unit
+    max_tokens_factor: float = _PAPER.max_tokens_factor
     cap_rules: tuple[str, ...] = ("per_sample", "task_default")  # never a user-set cap
-    extraction: str = DEFAULT_EXTRACTION  # the paper's extraction rules, not the published code's
-    judge_variant: str = PAPER_JUDGE_VARIANT
+    extraction: str = _PAPER.extraction  # the paper's extraction rules, not the published code's
+    judge_variant: str = _PAPER.judge_variant
     probability_weighted: bool = False
     task_version: int = TASK_VERSION
     #: the judge's call (``scorers.judge.scorer.judge``'s defaults): its options in the header, and
@@ -73,7 +66,7 @@ class Protocol:
     judge_temperature: float = JUDGE_TEMPERATURE
     judge_max_tokens: int | None = None
     judge_retries: int = 2
-    judge_structured: str = "auto"
+    judge_structured: str | bool = _PAPER.judge_structured
 
 
 PROTOCOLS = {
@@ -153,7 +146,7 @@ def _decoding_problems(protocol: Protocol, header, args: dict, name: str) -> lis
         )
     metadata = header.eval.metadata or {}
     recorded = {
-        "variant": args.get("variant", metadata.get("prompt_variant", PAPER_PROMPT_VARIANT)),
+        "variant": args.get("variant", metadata.get("prompt_variant", _PAPER.variant)),
         "system_role": args.get("system_role", metadata.get("system_role", False)),
         "unit": args.get("unit"),
     }
@@ -190,7 +183,7 @@ def _judge_problems(protocol: Protocol, header, args: dict, name: str) -> list[s
     if options is None:
         return []
     problems = []
-    variant = options.get("variant", args.get("judge_variant", PAPER_JUDGE_VARIANT))
+    variant = options.get("variant", args.get("judge_variant", _PAPER.judge_variant))
     if variant != protocol.judge_variant:
         problems.append(f"{name}: judge_variant: {variant!r}, the protocol has {protocol.judge_variant!r}")
     if bool(options.get("probability_weighted", False)) != protocol.probability_weighted:
@@ -290,9 +283,9 @@ def _run_problems(track: str, run, published: _Published) -> list[str]:
     problems = []
     if spec.config.limit is not None or spec.config.sample_id is not None:
         problems.append(f"{name}: run with --limit/--sample-id, not the whole track")
-    if any(args.get(f) is not None for f in _FILTERS):
+    if any(args.get(f) is not None for f in FILTERS):
         problems.append(
-            f"{name}: filtered by task arguments {sorted(f for f in _FILTERS if args.get(f) is not None)}"
+            f"{name}: filtered by task arguments {sorted(f for f in FILTERS if args.get(f) is not None)}"
         )
     expected = {str(i) for i in spec.dataset.sample_ids or []}
     protocol = PROTOCOLS.get(track)

@@ -88,17 +88,19 @@ def _transcript_problems(judged, calls: Counter[tuple[str, str]]) -> list[str]:
     """Where a judge score's own account of its graders (who, where, what each replied) is not
     what its record and transcript give: the flat fields are rebuilt from the per-grader entries,
     and every reply an entry holds must be a call of that model in the transcript."""
-    from ....scorers.judge.endpoint import flat, where_judged
+    from ....scorers.judge.endpoint import where_judged
+    from ....scorers.signature import JudgeSignature
 
     metadata, problems = judged.metadata or {}, []
     verdicts = metadata.get("judges") or {}
+    rule = JudgeSignature.parse(metadata.get("judge_models")).extraction  # its models are checked here
     rebuilt = {
         **where_judged(verdicts),
-        "judge_models": flat({n: str(v.get("model")) for n, v in verdicts.items()}),
+        "judge_models": str(JudgeSignature({n: str(v.get("model")) for n, v in verdicts.items()}, rule)),
     }
     for name, value in rebuilt.items() if verdicts else ():
-        recorded = str(metadata.get(name))  # judge_models may end in " | extraction=..."
-        if name in metadata and (recorded.split(" | ")[0] if name == "judge_models" else recorded) != value:
+        recorded = str(metadata.get(name))
+        if name in metadata and recorded != value:
             problems.append(f"{name} {recorded!r}, its graders' entries give {value!r}")
     claimed = Counter((str(v.get("model")), raw) for v in verdicts.values() for raw in v.get("raw") or [])
     if unmade := sorted(claimed - calls):

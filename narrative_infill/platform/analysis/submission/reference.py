@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from ....data.baselines import NULL_RULES, baseline_answer
 from ....errors import NarrativeInfillError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import PAPER_PROMPT_VARIANT, SETTINGS
+from ....scorers.signature import MetricsSignature
 from ..blank_guard import ignored_share, story_key
 from ..floor import (
     ABOVE,
@@ -82,7 +82,6 @@ COPY_NOTE = (
     "can be won by fluent filler with the story's words: the guards, and QAvg (the judge), read what "
     f"it cannot. {FLOOR_NOTE}"
 )
-_EXTRACTION = re.compile(r"\| extraction=(\S+)\s*$")
 #: A null rule's answer to one instance: (AtAvg, copied, story reuse, not fluent: None where the
 #: fluency check cannot run here, and what the blank guard reads: story, problem, gold, answer).
 Answered = tuple[float, bool, bool, bool | None, tuple[str, str, str, str]]
@@ -132,8 +131,7 @@ def rule_scores(instances: dict, signature: str, variant: str) -> dict[str, dict
     from ....scorers.metrics.reuse import story_reuse
     from .rescore import logged_backbones
 
-    match = _EXTRACTION.search(signature)
-    extraction = match.group(1) if match else DEFAULT_EXTRACTION
+    extraction = MetricsSignature.parse(signature).extraction or DEFAULT_EXTRACTION
     pairs, guards = [], []
     read_fluency = fluency_or_none()
     for rule in REFERENCE_RULES:

@@ -44,6 +44,7 @@ from statistics import fmean
 from typing import Any
 
 from ....errors import NarrativeInfillError
+from ....scorers.signature import JudgeSignature
 from .build import QAVG_COLUMN
 from .regenerate import Retest
 
@@ -103,7 +104,7 @@ def check_k(k: int) -> None:
 def declared_grader(document: dict) -> str | None:
     """The one grader model a submission names (``grader=openai/gpt-4.1-mini`` -> the model), or None."""
     judges = (document.get("provenance") or {}).get("judges") or []
-    models = {pair.partition("=")[2] for judge in judges for pair in judge.split(" | ")[0].split(", ")}
+    models = {model for judge in judges for model in JudgeSignature.parse(judge).models.values()}
     return models.pop() if len(models) == 1 else None
 
 

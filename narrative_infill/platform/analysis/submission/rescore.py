@@ -27,7 +27,7 @@ def same_value(a: float | None, b: float | None) -> bool:
 
 def _named_backbones(signature: str):
     from ....scorers.metrics.embedding import BackboneUnavailable
-    from ....scorers.metrics.signature import BackboneSignature
+    from ....scorers.signature import BackboneSignature
 
     named = BackboneSignature.parse(signature)
     if named is None:
@@ -38,7 +38,7 @@ def _named_backbones(signature: str):
 def backbone_of(signature: str) -> str:
     """The task's ``backbone`` option that scores with the backbones a metric signature names
     (parsed, never guessed from a substring): the packaged MiniLM, else the paper's."""
-    from ....scorers.metrics.signature import MINILM_DISPLAY
+    from ....scorers.signature import MINILM_DISPLAY
 
     named = _named_backbones(signature)
     return "minilm" if named.bertscore_model == named.semf1_model == MINILM_DISPLAY else PAPER_BACKBONE
@@ -52,7 +52,7 @@ def logged_backbones(claimed: str):
 
     from ....scorers.metrics.embedding import minilm_path
     from ....scorers.metrics.pairs import resolve_backbones
-    from ....scorers.metrics.signature import local_model
+    from ....scorers.signature import local_model
 
     named = _named_backbones(claimed)
     backbones = resolve_backbones(
@@ -76,14 +76,13 @@ def metrics_signature_of(run) -> str:
 def _backbones_for(signature: str, extraction: str, recheck: Recheck):
     from ....scorers.metrics.embedding import BackboneUnavailable
     from ....scorers.metrics.pairs import metrics_signature
-    from ....scorers.metrics.scorer import with_extraction
 
     try:
         backbones = logged_backbones(signature)
     except BackboneUnavailable as err:
         recheck.cannot_rescore = f"backbones absent ({err})"
         return None
-    if with_extraction(metrics_signature(backbones), extraction) != signature:
+    if metrics_signature(backbones, extraction) != signature:
         recheck.cannot_rescore = "this machine's metric libraries or backbones are not the logs' signature's"
         return None
     return backbones
@@ -141,8 +140,9 @@ def _rescore_lexical(chosen: list[Pending], signature: str, recheck: Recheck, fi
     machine's lexical libraries are the signature's, and AtAvg checked as the mean of the five."""
     from ....scorers.metrics.lexical import chrf, lexical_signature, meteor, rouge1_f1
     from ....scorers.metrics.pairs import METRIC_NAMES, atavg, bounded_answer
+    from ....scorers.signature import MetricsSignature
 
-    lexical = lexical_signature() in signature
+    lexical = MetricsSignature.parse(signature).lexical == lexical_signature()
     rules = {"rouge1": rouge1_f1, "meteor": meteor, "chrf": chrf}
     for entry in chosen:
         answer, gold = bounded_answer(entry.answer.strip()), entry.gold.strip()

