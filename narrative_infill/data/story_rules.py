@@ -4,9 +4,9 @@ The generic rules (``data.baselines``) read nothing of the story, so fluent text
 own names and nouns put in cleared the floor (issue 58: the issue's sentence pair with the story's
 commonest name and two commonest nouns, AtAvg 0.305 at L2 on the 30 shared problems, MiniLM, above
 15 of the paper's 20 models). These rules are that kind of answer, written without looking at any
-gold (the filler is the generic rules' text or plain narrative glue; nothing was tuned), so the
-floor holds what any story-aware filler earns. A better-tuned text scores more: the floor they set
-is a lower bound, not what an answer that reads the blank must reach.
+gold (the filler is the generic rules' text or plain narrative glue, none of it chosen on a gold's
+score), so the floor holds what any story-aware filler earns. A better-tuned text scores more:
+the floor they set is a lower bound, not what an answer that reads the blank must reach.
 
 What a rule reads, without a model:
 
