@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from statistics import fmean
 
 import pytest
 from attack_rules import attack_rules
 from helpers import SHARED, require_shared
 
+from narrative_infill.copy_guards import is_copied, is_story_reuse
 from narrative_infill.data.baselines import NULL_RULES, baseline_answer
 from narrative_infill.data.narrative import narrative_of_text
 from narrative_infill.extraction import DEFAULT_EXTRACTION, extract_with
 from narrative_infill.platform.analysis.blank_guard import ignored_share
-from narrative_infill.platform.analysis.floor import floor_test, is_above, over_limit
+from narrative_infill.platform.analysis.floor import floor_of, floor_test, is_above, over_limit
+from narrative_infill.scorers.metrics.copying import context_copy
 from narrative_infill.scorers.metrics.pairs import resolve_backbones, score_pairs
+from narrative_infill.scorers.metrics.reuse import story_reuse
 
 pytestmark = [pytest.mark.shared, pytest.mark.heavy]  # MiniLM scores the rules the guard lets through
 RESPONSES = SHARED / "data" / "extraction" / "responses.jsonl"
@@ -46,21 +50,34 @@ def _atavg(level: str, answers: list[str]) -> list[float]:
     return [r.values["atavg"] for r in score_pairs(answers, golds, resolve_backbones("minilm"))]
 
 
-#: Attack rules this suite knows clear every guard and the floor (their own strict-xfail test below).
-ABOVE_THE_FLOOR = {"attack:prefixed-neighbour-verbs"}
+@cache
+def _floor(level: str) -> tuple[str, list[float]]:
+    """The story-reading floor at ``level`` as the report and the board take it (``floor_of``): the
+    best null rule the copy and story-reuse guards keep, with its per-problem AtAvg (fluency is not
+    read here: it needs the local model)."""
+    problems = _problems(level)
+    figures, values = {}, {}
+    for rule in NULL_RULES:
+        answers = _answers(level, lambda problem, r=rule: baseline_answer(r, problem, 1, str))
+        copied = fmean(is_copied(context_copy(a, p)) for a, (p, _) in zip(answers, problems))
+        reused = fmean(is_story_reuse(story_reuse(a, p)) for a, (p, _) in zip(answers, problems))
+        if over_limit(copied) or over_limit(reused):
+            continue  # left out of the floor: not scored
+        values[rule] = _atavg(level, answers)
+        figures[rule] = (fmean(values[rule]), copied, reused)
+    floor = floor_of(figures)
+    assert floor is not None
+    return floor[0], values[floor[0]]
 
 
-def _outcomes(level: str, names: set[str]) -> dict[str, str]:
-    """Each named attack rule's outcome at ``level``: flagged by the blank guard, above the story-reading
-    floor (significant, one-sided), or not above it; the test's reading is kept in the outcome."""
+def _outcomes(level: str) -> dict[str, str]:
+    """Each attack rule's outcome at ``level``: flagged by the blank guard, above the story-reading
+    floor (significant, one-sided), or not above it."""
     problems = _problems(level)
     stories = [narrative_of_text(problem, gold) for problem, gold in problems]
     rules = attack_rules([gold for _, gold in problems])
-    floor_rule = "neighbour-nouns-sentence"  # the floor at each level (docs/baselines.md)
-    assert floor_rule in NULL_RULES
-    floor = _atavg(level, _answers(level, lambda problem: baseline_answer(floor_rule, problem, 1, str)))
     outcomes = {}
-    for name in sorted(names):
+    for name in sorted(rules):
         answers = _answers(level, rules[name])
         share = ignored_share(
             (story, problem, gold, answer)
@@ -69,33 +86,19 @@ def _outcomes(level: str, names: set[str]) -> dict[str, str]:
         if over_limit(share):
             outcomes[name] = "flagged"
             continue
-        test = floor_test(_atavg(level, answers), floor, stories)
+        test = floor_test(_atavg(level, answers), _floor(level)[1], stories)
         outcomes[name] = "above the floor" if is_above(test) else "not above the floor"
     return outcomes
 
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_every_attack_rule_is_flagged_or_not_above_the_story_reading_floor(level):
-    names = set(attack_rules([])) - ABOVE_THE_FLOOR
-    assert _outcomes(level, names) == {
+    assert _outcomes(level) == {
         "attack:names-nouns-sentence": "flagged",
         "attack:gold-words-paragraph": "flagged",
         "attack:names-nouns-gold-woven": "flagged",
         "attack:position-filler": "not above the floor",
+        # the second attack pass's: a blank-varied opener and the neighbours' -ed verbs after the
+        # floor rule's sentence, picked as the best of ~15 variants on these problems
+        "attack:prefixed-neighbour-verbs": "not above the floor",
     }
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "open (issue 58's second attack pass): attack:prefixed-neighbour-verbs passes every guard "
-        "(copied 0%, story reuse 13-14%, blank ignored 0%, not fluent 10% at L2) and is significantly "
-        "above the story-reading floor (neighbour-nouns-sentence): L0 and L2 AtAvg 0.3197 vs 0.3060, "
-        "+0.0137, one-sided p 0.0188; L4 0.3225 vs 0.3095, +0.0130, p 0.0282 (MiniLM, 30 shared "
-        "problems). No gold read, but chosen as the best of ~15 variants on these problems."
-    ),
-)
-@pytest.mark.parametrize("level", LEVELS)
-def test_a_floor_rule_with_a_blank_varied_opener_and_neighbour_verbs_is_not_ranked(level):
-    assert _outcomes(level, ABOVE_THE_FLOOR) == {name: "not above the floor" for name in ABOVE_THE_FLOOR}

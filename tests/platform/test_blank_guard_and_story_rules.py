@@ -26,7 +26,9 @@ def _no_gold():
     raise AssertionError("a story-reading rule read the gold")
 
 
-@pytest.mark.parametrize("rule", ["story-names-sentence", "story-names-paragraph", "neighbour-nouns-sentence"])
+@pytest.mark.parametrize(
+    "rule", ["story-names-sentence", "story-names-paragraph", "neighbour-nouns-sentence", "neighbour-nouns-verbs"]
+)
 def test_the_story_reading_rules_are_null_rules_that_put_the_story_s_names_and_nouns_in_filler(rule):
     assert rule in NULL_RULES
     _, problem, _ = _instances()[0]
