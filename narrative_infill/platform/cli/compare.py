@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .options import command
+from .options import command, readable, skip_unreadable_option
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -23,7 +23,7 @@ def _compare(args: argparse.Namespace) -> int:
     from ..analysis.compare import compare_runs, markdown
 
     pair_on = tuple(f for f in (args.pair_on or "").split(",") if f)
-    result = compare_runs([args.a], [args.b], pair_on=pair_on)
+    result = compare_runs(readable([args.a], args), readable([args.b], args), pair_on=pair_on)
     for said in result["caveats"]:
         print(f"caution: {said}", file=sys.stderr)
     text = json.dumps(result, indent=1) + "\n" if args.format == "json" else markdown(result)
@@ -49,3 +49,4 @@ def add_commands(commands) -> None:
         help="pair samples on these comma-separated metadata fields instead of the sample id (imported "
         "generations whose ids are per response: problem_id,template_id,temperature)",
     )
+    skip_unreadable_option(compare)
