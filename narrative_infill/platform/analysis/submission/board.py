@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ....errors import NarrativeInfillError
-from ....number_rules import is_missing
+from ....number_rules import JUDGE_RANGE, is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
 from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
@@ -109,7 +109,7 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
         "n": sum(len(rows) for rows in samples.values()),
         "narratives": len({narrative(sample_id) for _, sample_id in atavg}),
         "atavg": interval(atavg, file),
-        "qavg": interval(qavg, file) if scored else None,
+        "qavg": interval(qavg, file, JUDGE_RANGE) if scored else None,
         INSTANCES: {"atavg": atavg, "qavg": qavg},
     }
 
