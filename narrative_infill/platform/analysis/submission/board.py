@@ -273,6 +273,7 @@ def markdown(
             "copied%",
             "reused%",
             "not fluent%",
+            "blank ignored%",
             "vs floor",
             "metric signature",
         ]
@@ -296,9 +297,7 @@ def _row_cells(r: dict[str, Any], settings: list[str]) -> list[str]:
         _cell(r["low"] and r["low"] * 100, 1),
         str(r["n"]),
         str(r.get("narratives", "")),
-        _cell(r.get("copied") and r["copied"] * 100, 1),
-        _cell(r.get("reused") and r["reused"] * 100, 1),
-        _cell(r.get("not_fluent") and r["not_fluent"] * 100, 1),
+        *(_cell(r.get(k) and r[k] * 100, 1) for k in ("copied", "reused", "not_fluent", "ignored")),
         r.get("unranked") or r.get("vs_floor") or "",
         r["signature"][:60],
     ]
