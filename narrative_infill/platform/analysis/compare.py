@@ -7,11 +7,11 @@ shared instances (an instance's epochs averaged first), the mean difference A - 
 clustered t interval and two-sided p-value (one inference, clustered by source narrative, joined
 where one instance's samples name several: the interval excludes 0 exactly when p < 0.05), and the
 smallest difference these instances detect at 80% power (formulas in ``analysis.stats``). Two runs
-whose numbers do not measure the same thing are refused, naming the field: metric signatures,
-judges, dataset revision, task version; so are two runs sharing fewer than two narratives, naming
-the ``--pair-on`` fields that split them. Two settings of one model (or two models in one setting)
-are comparable; that is what the command is for. What weakens the comparison without voiding it is
-said: fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
+whose numbers differ in meaning are refused, naming the field: metric signatures, judges (where
+a judge's quantity is compared), dataset revision, task version; so are two runs sharing fewer than
+two narratives, naming the ``--pair-on`` fields that split them. Two settings of one model (or two
+models in one setting) are comparable. What weakens the comparison without voiding it is said:
+fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
 """
 
 from __future__ import annotations
