@@ -1,6 +1,6 @@
-"""When two numbers are the same number, what counts as no number, and the confidence level: the
-rules every recomputation (verify, the importer, the report), every empty cell and every interval
-share. Imports nothing from the package.
+"""When two numbers are the same number, what counts as no number, the confidence level and the
+range an interval is clipped to: the rules every recomputation (verify, the importer, the report),
+every empty cell and every interval share. Imports nothing from the package.
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ from typing import Any
 #: The confidence level of every interval and test the package reports: the scorers' interval of
 #: the headline keys, the report's comparisons, the board's intervals and rankings.
 CONFIDENCE = 0.95
+
+#: The range a score can take: the metrics and AtAvg 0-1, the judge's dimensions and QAvg 1-5. A
+#: t interval near an edge reaches past it; every printed interval is clipped to it (``clip``).
+METRIC_RANGE = (0.0, 1.0)
+JUDGE_RANGE = (1.0, 5.0)
 
 #: How far a number recomputed by arithmetic (a mean summed in another order, a value read back
 #: from a file) may sit from the logged one and still be the same number: summing in another order
@@ -38,6 +43,12 @@ def same_rescored(a: float, b: float) -> bool:
     """Whether a logged metric and the same metric scored again are the same score, within
     ``RESCORED_TOLERANCE``."""
     return math.isclose(a, b, rel_tol=0, abs_tol=RESCORED_TOLERANCE)
+
+
+def clip(low: float, high: float, bounds: tuple[float, float]) -> tuple[float, float, bool]:
+    """(low, high) cut to the score's ``bounds``, and whether either was cut (NaN stays NaN)."""
+    cut = low < bounds[0] or high > bounds[1]
+    return (bounds[0] if low < bounds[0] else low), (bounds[1] if high > bounds[1] else high), cut
 
 
 def is_missing(value: Any) -> bool:

@@ -7,7 +7,8 @@ field (a log written before it existed, a foreign dataset) gets the narrative it
 ``(dataset, ref_id)`` or sample id names, else is a cluster of its own, with a warning.
 
 The headline keys (AtAvg, QAvg) also carry a 95% interval (Inspect's ``ci``: the t interval with
-narratives - 1 degrees of freedom; its level and cluster key are the metric's logged parameters),
+narratives - 1 degrees of freedom; its level and cluster key are the metric's logged parameters;
+clipped to the score's range, ``ci_clipped`` 1 where it was),
 the number of narratives behind it (``narratives``), and the paper's breakdowns (Tables 7 and
 8): the mean per domain, blank position, span length (``n=2``) and narrative length, named as
 ``report`` names them. A sample lacking a breakdown's field counts under ``<breakdown>: unknown``; a
@@ -27,7 +28,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, ci, grouped, mean, met
 from ..data.narrative import LENGTH_BUCKETS, NARRATIVE, is_own_cluster, length_bucket, narrative_of
 from ..data.records import POSITIONS
 from ..inspect_compat import logged_as
-from ..number_rules import CONFIDENCE, is_missing
+from ..number_rules import CONFIDENCE, clip, is_missing
 
 logger = logging.getLogger(__name__)
 
@@ -90,16 +91,20 @@ def narrative_stderr() -> Metric:
     return _on_narratives(stderr(cluster=NARRATIVE))
 
 
-def narrative_ci() -> Metric:
-    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative;
-    nan bounds over no values (Inspect's ``ci`` gives 0 and 0, which the terminal table showed
-    beside the nan mean of a run without a judge as if it were an interval)."""
+def narrative_ci(bounds: tuple[float, float]) -> Metric:
+    """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative,
+    clipped to the score's ``bounds`` (AtAvg near 0 over few stories reached below 0), with
+    ``clipped`` 1 where it was; nan bounds over no values (Inspect's ``ci`` gives 0 and 0, which
+    the terminal table showed beside the nan mean of a run without a judge as an interval)."""
     inner = ci(level=CONFIDENCE, cluster=NARRATIVE)
 
     def compute(scores: list[SampleScore]) -> Value:
         if not scores:
-            return {"lower": math.nan, "upper": math.nan}
-        return inner(with_narratives(scores))  # type: ignore[arg-type]
+            return {"lower": math.nan, "upper": math.nan, "clipped": 0}
+        found = inner(with_narratives(scores))  # type: ignore[arg-type]
+        assert isinstance(found, Mapping)  # ci() returns its lower and upper bounds
+        lower, upper, cut = clip(found["lower"], found["upper"], bounds)  # type: ignore[arg-type]
+        return {"lower": lower, "upper": upper, "clipped": int(cut)}
 
     return logged_as(inner, compute)
 
@@ -154,7 +159,7 @@ def key_metrics() -> list[Metric]:
     return [mean(), narrative_stderr()]
 
 
-def headline_metrics() -> list[Metric]:
-    """AtAvg and QAvg: mean, clustered standard error and interval, the narratives behind them,
-    and the paper's breakdowns."""
-    return [*key_metrics(), narrative_ci(), narratives(), breakdowns()]
+def headline_metrics(bounds: tuple[float, float]) -> list[Metric]:
+    """AtAvg and QAvg: mean, clustered standard error and interval (within the score's ``bounds``),
+    the narratives behind them, and the paper's breakdowns."""
+    return [*key_metrics(), narrative_ci(bounds), narratives(), breakdowns()]

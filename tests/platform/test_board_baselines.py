@@ -5,6 +5,7 @@ limit, or not above the floor) with the reason, and a page that fits."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -159,7 +160,8 @@ def test_the_floor_is_the_best_null_rule_the_guards_let_through(site):
     assert weak_row["floor_atavg"] == pytest.approx(best["atavg"][0])
     assert weak_row["vs_floor"].startswith(NOT_ABOVE) and "unranked" not in weak_row  # custom: never ranked
     markdown = (site / "leaderboard.md").read_text()
-    assert "| copied% | reused% | not fluent% | vs floor |" in markdown and "QAvg (the judge)" in markdown
+    assert "| copied% | reused% | not fluent% | blank ignored% | vs floor |" in markdown
+    assert "QAvg (the judge)" in markdown
 
 
 def test_a_ranked_entry_over_a_guard_or_not_above_the_floor_is_shown_but_not_ranked(site):
@@ -283,3 +285,20 @@ def test_deleting_context_copy_from_the_copied_samples_does_not_dodge_the_flag(b
     assert main(["leaderboard", str(submissions), "-o", str(tmp_path / "site")]) == 0
     [row] = [r for r in _rows(tmp_path / "site") if r["model"] == "mockllm/copier"]
     assert row["unranked"] == UNKNOWN_RULE.format("context_copy") and "rank" not in row
+
+
+@pytest.mark.browser
+def test_the_page_shows_every_column_its_legend_defines_fits_1280_pixels_and_lists_its_legend(site):
+    """Issue 61, item 4: the legend defined not fluent% and blank ignored%, which the table lacked;
+    the table ran off a 1,400 px window; the legend was one paragraph of 330 words."""
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto((site / "index.html").as_uri())
+        width = page.evaluate("document.documentElement.scrollWidth")
+        headers = page.eval_on_selector_all("table[data-track=demo] th", "cells => cells.map(c => c.textContent)")
+        items = page.eval_on_selector_all("#legend li", "items => items.map(i => i.textContent)")
+    assert width <= 1280, f"the page is {width} px wide"
+    defined = [item.split(":")[0] for item in items if re.match(r"^[a-z ]+%:", item)]
+    assert {"copied%", "reused%", "not fluent%", "blank ignored%"} <= set(defined)
+    assert set(defined) <= set(headers), (defined, headers)
+    assert len(items) >= 8 and max(len(item.split()) for item in items) <= 80, items

@@ -172,7 +172,10 @@ def test_a_broken_cost_file_is_named(demo_grid, tmp_path, capsys):
     prices = tmp_path / "prices.yaml"
     prices.write_text("openai/gpt-4.1-mini: {input: cheap}\n")
     assert main(["grid", str(demo_grid), "--dry-run", "--model-cost-config", str(prices)]) == 1
-    assert f"{prices}: not a model cost file" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert (
+        f"{prices}: openai/gpt-4.1-mini: missing output, input_cache_write, input_cache_read; input: " in err
+    )
 
 
 def test_submitting_where_there_is_no_slurm_says_so(demo_grid, tmp_path, monkeypatch, capsys):

@@ -7,11 +7,11 @@ shared instances (an instance's epochs averaged first), the mean difference A - 
 clustered t interval and two-sided p-value (one inference, clustered by source narrative, joined
 where one instance's samples name several: the interval excludes 0 exactly when p < 0.05), and the
 smallest difference these instances detect at 80% power (formulas in ``analysis.stats``). Two runs
-whose numbers do not measure the same thing are refused, naming the field: metric signatures,
-judges, dataset revision, task version; so are two runs sharing fewer than two narratives, naming
-the ``--pair-on`` fields that split them. Two settings of one model (or two models in one setting)
-are comparable; that is what the command is for. What weakens the comparison without voiding it is
-said: fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
+whose numbers differ in meaning are refused, naming the field: metric signatures, judges (where
+a judge's quantity is compared), dataset revision, task version; so are two runs sharing fewer than
+two narratives, naming the ``--pair-on`` fields that split them. Two settings of one model (or two
+models in one setting) are comparable. What weakens the comparison without voiding it is said:
+fewer than ``FEW_NARRATIVES`` narratives, a baseline side, unequal epochs.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from .stats import CONFIDENCE, FEW_NARRATIVES, POWER, PairedTest, paired_test
 
 #: What compare reports, the headline keys first.
 QUANTITIES = (ATAVG, "qavg", *METRIC_NAMES, *DIMENSIONS)
+#: The judge's quantities: comparable only between runs judged alike.
+JUDGED = ("qavg", *DIMENSIONS)
 
 
 class NotComparableError(NarrativeInfillError, ValueError):
@@ -88,11 +90,14 @@ def _dataset(header: Any) -> str | None:
     return json.dumps(identity, sort_keys=True) if identity else None
 
 
-def comparability(a: Side, b: Side) -> None:
-    """Refuse two runs that differ in what makes their numbers comparable, naming the field."""
+def comparability(a: Side, b: Side, quantities: tuple[str, ...] = QUANTITIES) -> None:
+    """Refuse runs that differ in what makes ``quantities`` comparable (judges: the judge's)."""
+    judged = [q for q in quantities if q in JUDGED]
     fields = {
         "metric signatures": (_values(a.frame, "metrics_signature"), _values(b.frame, "metrics_signature")),
-        "judges": (_values(a.frame, "judge_models"), _values(b.frame, "judge_models")),
+        **(
+            {"judges": (_values(a.frame, "judge_models"), _values(b.frame, "judge_models"))} if judged else {}
+        ),
         "dataset revision": (_dataset(a.header), _dataset(b.header)),
         "task version": (a.header.eval.task_version, b.header.eval.task_version),
     }
@@ -101,6 +106,10 @@ def comparability(a: Side, b: Side) -> None:
             raise NotComparableError(
                 f"A and B differ in their {field} (A: {_shown(left)}; B: {_shown(right)}): their "
                 "numbers do not measure the same thing; compare runs scored alike"
+                + (
+                    f" ({', '.join(judged)} are the judge's; --metrics atavg leaves them out)"
+                    * (field == "judges")
+                )
             )
 
 
@@ -223,15 +232,20 @@ def _quantity(a: Side, b: Side, column: str, clusters: pd.Series) -> dict[str, A
     return {"quantity": column, **means, **test.as_dict()}
 
 
-def compare_runs(a_paths: list[str], b_paths: list[str], pair_on: tuple[str, ...] = ()) -> dict[str, Any]:
+def compare_runs(
+    a_paths: list[str],
+    b_paths: list[str],
+    pair_on: tuple[str, ...] = (),
+    quantities: tuple[str, ...] = QUANTITIES,
+) -> dict[str, Any]:
     """The paired comparison of run A with run B (see the module's docstring), as a JSON-ready dict.
     Samples pair by id, or by the metadata fields ``pair_on`` (imported generations whose ids are
-    per response: ``problem_id``, ``template_id``, ``temperature``)."""
+    per response: ``problem_id``, ``template_id``, ``temperature``), of ``quantities`` only."""
     a, b = load_side("A", a_paths, pair_on), load_side("B", b_paths, pair_on)
-    comparability(a, b)
+    comparability(a, b, quantities)
     clusters = shared_or_refused(a, b, pair_on)
     narratives = int(clusters.nunique())
-    both = [column for column in QUANTITIES if column in a.frame and column in b.frame]
+    both = [column for column in quantities if column in a.frame and column in b.frame]
     tested = {column: _quantity(a, b, column, clusters) for column in both}
     rows = [row for row in tested.values() if row]
     untested = [column for column, row in tested.items() if row is None]

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .options import command
+from ...errors import OptionError
+from .options import command, readable, skip_unreadable_option
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -18,12 +19,18 @@ def _compare(args: argparse.Namespace) -> int:
     QAvg, each metric and judge dimension, with the clustered paired t test over source narratives
     (its 95% interval and two-sided p-value, which agree) and the smallest difference detectable at
     80% power; fewer than 50 narratives, a baseline side and unequal epochs are said. Runs scored
-    with different metric signatures, judges, dataset revisions or task versions, or sharing fewer
-    than two narratives, are refused."""
-    from ..analysis.compare import compare_runs, markdown
+    with different metric signatures, judges (when a judge's quantity is compared: --metrics atavg
+    compares runs judged differently), dataset revisions or task versions, or sharing fewer than
+    two narratives, are refused."""
+    from ..analysis.compare import QUANTITIES, compare_runs, markdown
 
-    pair_on = tuple(f for f in (args.pair_on or "").split(",") if f)
-    result = compare_runs([args.a], [args.b], pair_on=pair_on)
+    pair_on, metrics = (
+        tuple(f for f in (value or "").split(",") if f) for value in (args.pair_on, args.metrics)
+    )
+    unknown = [m for m in metrics if m not in QUANTITIES]
+    if unknown:
+        raise OptionError(f"--metrics: unknown {', '.join(unknown)}; choose from {', '.join(QUANTITIES)}")
+    result = compare_runs(readable([args.a], args), readable([args.b], args), pair_on, metrics or QUANTITIES)
     for said in result["caveats"]:
         print(f"caution: {said}", file=sys.stderr)
     text = json.dumps(result, indent=1) + "\n" if args.format == "json" else markdown(result)
@@ -49,3 +56,10 @@ def add_commands(commands) -> None:
         help="pair samples on these comma-separated metadata fields instead of the sample id (imported "
         "generations whose ids are per response: problem_id,template_id,temperature)",
     )
+    compare.add_argument(
+        "--metrics",
+        metavar="NAMES",
+        help="compare only these comma-separated quantities (atavg, qavg, a metric or a judge dimension); "
+        "runs judged differently compare on the non-judge ones",
+    )
+    skip_unreadable_option(compare)

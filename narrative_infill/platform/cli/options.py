@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,28 @@ def model_role_option(parser: argparse.ArgumentParser, help: str, required: bool
         metavar="ROLE=MODEL",
         help=help,
     )
+
+
+def skip_unreadable_option(parser: argparse.ArgumentParser) -> None:
+    """One switch, one name, for every command that reads runs from logs."""
+    parser.add_argument(
+        "--skip-unreadable",
+        action="store_true",
+        help="set aside .eval files that are not readable Inspect logs, naming each (default: refuse, "
+        "naming all of them)",
+    )
+
+
+def readable(paths: list[str], args: argparse.Namespace) -> list[str]:
+    """The logs a command reads: ``paths``, or with --skip-unreadable their readable logs, each
+    one set aside named on stderr."""
+    from ..analysis.report.logs import readable_paths
+    from ..terminal import printable
+
+    kept, skipped = readable_paths(paths, args.skip_unreadable)
+    for line in skipped:
+        print(printable(line), file=sys.stderr)
+    return kept
 
 
 def passed(args: argparse.Namespace, *names: str) -> dict[str, Any]:

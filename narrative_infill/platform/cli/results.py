@@ -12,7 +12,7 @@ from pathlib import Path
 from ...errors import OptionError
 from ...paper_protocol import PUBLISHED_INSTANCES
 from ..terminal import printable
-from .options import command, high_inclusive_option, output_option, passed
+from .options import command, high_inclusive_option, output_option, passed, readable, skip_unreadable_option
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -23,13 +23,12 @@ def _report(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.readme:
         check_readme(args.readme)  # before any work: a README without its markers writes nothing
-    report = write_report(
-        args.logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper")
-    )
+    logs = readable(args.logs, args)
+    report = write_report(logs, args.output, **passed(args, "high_inclusive", "human_csv", "compare_paper"))
     for line in report.failed_rechecks:  # marked in report.md too
         print(printable(line))
     if args.readme:
-        update_readme(args.readme, render_section(report, runs_of(args.logs), _report_command(args)))
+        update_readme(args.readme, render_section(report, runs_of(logs), _report_command(args)))
         print(f"{args.readme}: evaluation report section regenerated")
     if args.compare_paper and "paper_tau_atavg" in report.tables:
         from ..analysis.report.paper_compare import TAU_RANGE
@@ -63,7 +62,7 @@ def _submit(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     _check_counts(args)
-    runs = read_settings(args.logs)
+    runs = read_settings(readable(args.logs, args))
     document = submission_document(runs, args.track, args.submitter, high_inclusive=args.high_inclusive)
     recheck = recheck_or_refuse(runs, args.track, args.sample)  # no claim its records do not give
     write_submission(document, args.output, args.logs)
@@ -144,14 +143,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
     )
     for row in refused:  # the board is written, but a refusal is a failure of the run
         for reason in row["reasons"]:
-            print(_printable(f"refused {row['file']}: {reason}"), file=sys.stderr)
+            print(printable(f"refused {row['file']}: {reason}"), file=sys.stderr)
     return 1 if refused else 0
-
-
-def _printable(text: str) -> str:
-    """A line built from a file with its control characters escaped: a carriage return or an ANSI
-    sequence in a file name or a failure must not overwrite what the terminal shows."""
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
 
 
 def _check_folders(*options: tuple[str, Path | None]) -> None:
@@ -222,6 +215,7 @@ def _add_submit(commands) -> None:
         help="before writing, re-score the metrics of K samples drawn at run time (default: all)",
     )
     high_inclusive_option(submit, "claim High%%")
+    skip_unreadable_option(submit)
 
 
 def _add_verify(commands) -> None:
@@ -292,6 +286,7 @@ def _add_report(commands) -> None:
     reporter.add_argument("logs", nargs="+", help="log directories or .eval files")
     output_option(reporter, "directory for report.md, CSVs and PNGs")
     high_inclusive_option(reporter, "High%%")
+    skip_unreadable_option(reporter)
     reporter.add_argument(
         "--human",
         dest="human_csv",

@@ -162,20 +162,43 @@ def run_figures(run: Run) -> tuple[Figures, bool]:
 
 
 def load_prices(path: Path) -> dict[str, Any]:
-    """Inspect's ``--model-cost-config`` file: model name -> dollars per million tokens; a price that
-    is negative, not a number or infinite is named (it would print as dollars)."""
+    """Inspect's ``--model-cost-config`` file: model name -> dollars per million tokens, each entry
+    read as Inspect reads it (``ModelCost``: its four fields, no defaults, so ``inspect eval``
+    refuses an entry without the cache prices too), a missing field named in one sentence; a price
+    that is negative, not a number or infinite is named (it would print as dollars)."""
     from inspect_ai.model import ModelCost
+    from pydantic import ValidationError
 
     try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-        prices = {str(model): ModelCost(**cost) for model, cost in entries.items()}
-    except (OSError, yaml.YAMLError, AttributeError, TypeError, ValueError) as err:
+        entries = dict(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, TypeError, ValueError) as err:
         raise GridError(f"{path}: not a model cost file ({type(err).__name__}: {err})") from None
+    prices = {}
+    for model, cost in entries.items():
+        try:
+            prices[str(model)] = ModelCost.model_validate(cost)
+        except ValidationError as err:
+            raise GridError(
+                f"{path}: {model}: {_fields_wrong(err)} (Inspect's model cost has "
+                f"{', '.join(ModelCost.model_fields)}, dollars per million tokens)"
+            ) from None
     for model, price in prices.items():
         for field, value in price.model_dump().items():
             if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
                 raise GridError(f"{path}: {model}: {field}: {value} is not a price")
     return prices
+
+
+def _fields_wrong(err: Any) -> str:
+    """Pydantic's report as one clause: the missing fields, then each field that is no number."""
+    problems = err.errors()
+    missing = [str(p["loc"][0]) for p in problems if p["type"] == "missing"]
+    wrong = [
+        f"{'.'.join(map(str, p['loc'])) or 'the entry'}: {p['msg']}"
+        for p in problems
+        if p["type"] != "missing"
+    ]
+    return "; ".join(([f"missing {', '.join(missing)}"] if missing else []) + wrong)
 
 
 def run_dollars(run: Run, figures: Figures, prices: dict[str, Any]) -> tuple[float, float]:

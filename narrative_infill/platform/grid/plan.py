@@ -295,24 +295,24 @@ def plan(
         spec = (grid.get("studies") or {}).get(study)
         if study in wanted_studies and spec:
             runs += _study_runs(context, study, spec, {m["name"]: m for m in chosen})
-    notes = (
-        []
-        if exact
-        else [
-            f"the data is not readable here: counts use the published {counts['full']:,} instances, and '~' "
-            f"marks subsets estimated as 10%"
-        ]
-    )
+    notes = []
+    if not exact:
+        notes.append(
+            f"the data is not readable here: counts use the published {counts['full']:,} instances, and "
+            "'~' marks subsets estimated as 10%"
+        )
     return Plan(runs, counts, exact, notes)
 
 
 def describe(result: Plan) -> str:
-    """The dry run: every command, then the totals per study."""
+    """The dry run: every command (a seed run's with its seed), then the totals per study."""
     lines = []
     for run in result.runs:
-        lines.append(
-            f"# {run.study}: {run.model}, {len(run.tasks)} task(s), {run.samples:,} samples, "
-            f"{run.grader_calls:,} grader calls"
+        seed = f", seed {run.command[run.command.index('--seed') + 1]}" if run.study == "seeds" else ""
+        what = f"task {run.tasks[0]}{seed}" if len(run.tasks) == 1 else f"{len(run.tasks)} task(s)"
+        lines.append(  # '~': an estimated subset size
+            f"# {run.study}: {run.model}, {what}, {'~' * run.estimated}{run.samples:,} samples, "
+            f"{'~' * run.estimated}{run.grader_calls:,} grader calls"
         )
         lines.append(run.shell())
     lines.append("")
@@ -321,8 +321,7 @@ def describe(result: Plan) -> str:
         if runs:
             approx = "~" if any(r.estimated for r in runs) else ""
             lines.append(
-                f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation "
-                f"runs, "
+                f"{study}: {len(runs)} command(s), {sum(len(r.tasks) for r in runs)} generation runs, "
                 f"{approx}{sum(r.samples for r in runs):,} samples, "
                 f"{approx}{sum(r.grader_calls for r in runs):,} grader calls"
             )

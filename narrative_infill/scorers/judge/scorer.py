@@ -36,6 +36,7 @@ from inspect_ai.util import concurrency
 from ...errors import NarrativeInfillError
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
+from ...number_rules import JUDGE_RANGE
 from ...paper_protocol import (
     DIMENSIONS,
     HIGH_QAVG,
@@ -266,14 +267,11 @@ def _score(verdicts: dict[str, dict], answer, variant: JudgeVariant, extraction:
     )
 
 
-_PER_DIMENSION = {dimension: key_metrics() for dimension in DIMENSIONS}
-
-
 # QAvg first: the log viewer and the end-of-run summary lead with the paper's headline number.
 @scorer(
     metrics={
-        "qavg": [*headline_metrics(), share_above(HIGH_QAVG), share_below(LOW_QAVG)],
-        **_PER_DIMENSION,
+        "qavg": [*headline_metrics(JUDGE_RANGE), share_above(HIGH_QAVG), share_below(LOW_QAVG)],
+        **{dimension: key_metrics() for dimension in DIMENSIONS},
         "qavg_*": [mean()],
         "grader_failed": [mean()],
     }

@@ -10,6 +10,7 @@ from inspect_ai.solver import TaskState
 from ...copy_guards import CONTEXT_COPY_THRESHOLD, STORY_REUSE_THRESHOLD
 from ...extraction import DEFAULT_EXTRACTION, check_extraction
 from ...inspect_compat import shown_by_inspect
+from ...number_rules import METRIC_RANGE
 from ..answer import extracted, input_limits, truncated
 from ..error_bars import headline_metrics, key_metrics
 from .copying import context_copy, copied_share
@@ -64,7 +65,10 @@ COPY_METRICS = {
 
 
 @scorer(
-    metrics={**{key: headline_metrics() if key == ATAVG else key_metrics() for key in _KEYS}, **COPY_METRICS}
+    metrics={
+        **{key: headline_metrics(METRIC_RANGE) if key == ATAVG else key_metrics() for key in _KEYS},
+        **COPY_METRICS,
+    }
 )
 @shown_by_inspect
 def metrics(

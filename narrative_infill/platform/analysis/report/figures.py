@@ -46,7 +46,8 @@ def figure2(
     if short:
         axes.set_xlabel(f"model ({MARK_NOTE})")
     axes.set_ylabel(f"High% ({high_label(high_inclusive)})")
-    axes.set_title("High-quality completions by model: instruction vs reasoning prompting")
+    axes.set_ylim(0, 100)  # a percentage: all-zero bars still read as 0%, not an axis around 0
+    axes.set_title("High-quality completions by model:\ninstruction vs reasoning prompting")
     plt.tight_layout()
     path = out / "figure2_high_by_model.png"
     plt.savefig(path, dpi=120)

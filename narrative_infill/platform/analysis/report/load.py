@@ -23,30 +23,23 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 import pandas as pd
 
-from ....errors import NarrativeInfillError
 from ....scorers.metrics.pairs import METRIC_NAMES as METRICS
 from ....task_options import setting_name
 from ..sample_records import check_log
 from .baselines import check_baseline_log, is_baseline
-from .run_labels import label_runs, run_identity
+from .logs import MixedRunsError as MixedRunsError
+from .logs import NoSuccessfulLogError as NoSuccessfulLogError
+from .logs import log_locations as log_locations
+from .logs import read_log as read_log
+from .logs import select_logs
+from .run_labels import label_runs
 
 _SCORER_KEY = {"metrics": re.compile(r"^metrics(\d*)$"), "judge": re.compile(r"^judge(\d*)$")}
-
-
-class NoSuccessfulLogError(NarrativeInfillError, ValueError):
-    """Paths that hold no log, an unreadable one, or no successful log to report on."""
-
-
-class MixedRunsError(NarrativeInfillError, ValueError):
-    """Logs whose scores must not be averaged together (different metrics or judges, or one eval
-    under two headers)."""
 
 
 @dataclass
@@ -116,87 +109,6 @@ def _float(value) -> float:
     except (TypeError, ValueError):
         return math.nan
     return result
-
-
-def log_locations(paths: list[str], error: type[Exception] = NoSuccessfulLogError) -> list[str]:
-    """The logs named, and those inside the folders named (sorted), in order. A local path that is
-    neither a file nor a folder, or a folder without logs, raises ``error`` naming it: a mistyped
-    path must not silently leave a model out of a report."""
-    from inspect_ai.log import list_eval_logs
-
-    files: list[str] = []
-    for path in map(str, paths):
-        local = "://" not in path  # s3://... and other remote folders: Inspect lists them
-        if local and Path(path).is_file():
-            files.append(path)
-            continue
-        if local and not Path(path).is_dir():
-            raise error(f"{path}: no such log or folder")
-        found = sorted(info.name for info in list_eval_logs(path, recursive=True))
-        if not found:
-            raise error(f"{path}: no .eval logs in this folder")
-        files += found
-    return files
-
-
-def read_log(location: str, error: type[Exception] = NoSuccessfulLogError, header_only: bool = True):
-    """A log (its header by default), or ``error`` naming a file that is not a readable Inspect log."""
-    from inspect_ai.log import read_eval_log
-
-    try:
-        return read_eval_log(location, header_only=header_only)
-    except (ValueError, KeyError, OSError) as err:  # not a zip ("EOCD not found"), not a log (pydantic)
-        reason = str(err).partition("\n")[0]
-        raise error(f"{location}: not a readable Inspect log ({reason})") from None
-
-
-def select_logs(paths: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
-    """(the log read for each run, absent runs with the reason, notes)."""
-    runs: dict[tuple, list] = defaultdict(list)
-    for location in log_locations(paths):
-        header = read_log(location)
-        samples = header.results.completed_samples if header.results else 0
-        runs[(header.eval.task, header.eval.model, run_identity(header))].append(
-            ((samples, header.eval.created), location, header)
-        )
-    selected, absent, set_aside = [], {}, 0
-    by_eval: dict[str, str] = {}
-    for key, logs in runs.items():
-        logs.sort(key=lambda item: item[0])
-        successful = [item for item in logs if item[2].status == "success"]
-        if successful:
-            _, location, header = successful[-1]
-            if (other := by_eval.setdefault(header.eval.eval_id, location)) != location:
-                raise MixedRunsError(
-                    f"{other} and {location} are one eval (id {header.eval.eval_id}) under two headers "
-                    "that name different runs: one is a copy with its header edited; keep the original"
-                )
-            selected.append(location)
-            set_aside += len(logs) - 1
-            continue
-        absent[f"{key[0]} / {key[1]}"] = _unfinished(logs)
-    notes = (
-        [
-            f"{set_aside} log(s) set aside: a later successful log of the same run replaces them "
-            f"(eval-retry, re-runs)."
-        ]
-        if set_aside
-        else []
-    )
-    return selected, absent, notes
-
-
-def _unfinished(logs: list) -> str:
-    """Why a run without a successful log is absent: its latest log's status and samples done."""
-    from inspect_ai.log import read_eval_log_sample_summaries
-
-    _, location, latest = logs[-1]
-    done = sum(1 for summary in read_eval_log_sample_summaries(location) if not summary.error)
-    total = (latest.eval.dataset.samples or 0) * (latest.eval.config.epochs or 1)
-    return (
-        f"no successful log ({len(logs)} log(s), the latest {latest.status}: {done} of {total} "
-        "samples); finish it with inspect eval-retry"
-    )
 
 
 def _check_comparable(frame: pd.DataFrame) -> None:

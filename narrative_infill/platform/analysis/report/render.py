@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from ....data.atomic import atomic_dir, check_output_dir
 from ..floor import FLOOR_NOTE
 from .baselines import BASELINES_TABLE, baseline_tables, is_baseline
@@ -69,7 +71,7 @@ def write_report(
         lines += [f"- {note}" for note in report.notes + ([MARK_NOTE] if any(low.values()) else [])]
         for name, table in report.tables.items():
             table.to_csv(folder / f"{name}.csv")
-            lines += ["", f"## {name}", "", marked(table, low, rechecked.failed).to_markdown()]
+            lines += ["", f"## {name}", "", readable(marked(table, low, rechecked.failed)).to_markdown()]
         for name, path in report.figures.items():
             lines += ["", f"![{name}]({path.name})"]
         if compare_paper:
@@ -85,6 +87,18 @@ def write_report(
     return report
 
 
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each two-level header or row name as words (``AtAvg l2``): pandas writes a
+    tuple, ``('AtAvg', 'l2')``, into Markdown."""
+
+    def words(index: pd.Index) -> pd.Index:
+        if not isinstance(index, pd.MultiIndex):
+            return index
+        return pd.Index([" ".join(str(part) for part in name if str(part)) for name in index], name=None)
+
+    return table.set_axis(words(table.columns), axis=1).set_axis(words(table.index), axis=0)
+
+
 def _comparison_section(comparison: Comparison, folder: Path) -> list[str]:
     """report.md's comparison with the paper: one line per table, the rank agreement tables;
     every side-by-side as a CSV."""
@@ -92,7 +106,7 @@ def _comparison_section(comparison: Comparison, folder: Path) -> list[str]:
     for name, table in comparison.tables.items():
         table.to_csv(folder / f"{name}.csv")
         if name in COMPARISON_SHOWN:
-            lines += ["", f"### {name}", "", table.round(3).to_markdown()]
+            lines += ["", f"### {name}", "", readable(table.round(3)).to_markdown()]
     listed = [name for name in comparison.tables if name not in COMPARISON_SHOWN]
     if listed:
         lines += [

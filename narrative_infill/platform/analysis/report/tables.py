@@ -170,7 +170,7 @@ def _interval_note(subset: pd.DataFrame) -> str:
     low, high = int(counts.min()), int(counts.max())
     return (
         "Tables 3 and 5, ±95% (± in the README): the half-width of each cell's 95% t interval of the "
-        "mean (narratives - 1 degrees of freedom), clustered by source narrative; "
+        "mean (narratives - 1 df), clustered by narrative, not clipped (the log and board clip to 0-1, 1-5); "
         f"{low if low == high else f'{low}-{high}'} narratives per cell"
         + (" (fewer than 30: wide and only roughly at its level)" if low < 30 else "")
     )

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ....errors import NarrativeInfillError
-from ....number_rules import is_missing
+from ....number_rules import JUDGE_RANGE, is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
 from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
@@ -109,7 +109,7 @@ def _row(document: dict[str, Any], badge: str, file: str, high_inclusive: bool =
         "n": sum(len(rows) for rows in samples.values()),
         "narratives": len({narrative(sample_id) for _, sample_id in atavg}),
         "atavg": interval(atavg, file),
-        "qavg": interval(qavg, file) if scored else None,
+        "qavg": interval(qavg, file, JUDGE_RANGE) if scored else None,
         INSTANCES: {"atavg": atavg, "qavg": qavg},
     }
 
@@ -273,6 +273,7 @@ def markdown(
             "copied%",
             "reused%",
             "not fluent%",
+            "blank ignored%",
             "vs floor",
             "metric signature",
         ]
@@ -296,9 +297,7 @@ def _row_cells(r: dict[str, Any], settings: list[str]) -> list[str]:
         _cell(r["low"] and r["low"] * 100, 1),
         str(r["n"]),
         str(r.get("narratives", "")),
-        _cell(r.get("copied") and r["copied"] * 100, 1),
-        _cell(r.get("reused") and r["reused"] * 100, 1),
-        _cell(r.get("not_fluent") and r["not_fluent"] * 100, 1),
+        *(_cell(r.get(k) and r[k] * 100, 1) for k in ("copied", "reused", "not_fluent", "ignored")),
         r.get("unranked") or r.get("vs_floor") or "",
         r["signature"][:60],
     ]

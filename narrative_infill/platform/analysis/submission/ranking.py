@@ -21,12 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
 
 from ....data.narrative import is_own_cluster, narrative_of_id, own_cluster
+from ....number_rules import METRIC_RANGE, clip, none_if_nan
 from ..stats import CONFIDENCE, clustered_interval, holm, paired_test
 from .protocol import RANKED_TRACKS
 
@@ -38,7 +38,8 @@ INSTANCES = "_instances"
 INTERVAL_NOTE = (
     f"AtAvg and QAvg: the mean with its {CONFIDENCE:.0%} t interval (narratives - 1 degrees of "
     "freedom; none from one narrative), clustered by source narrative (all instances and epochs of "
-    "a story together); the narratives column gives their number"
+    "a story together), clipped to the score's range (AtAvg 0-1, QAvg 1-5: a bound at 0, 1, 1 or 5 "
+    "was cut there); the narratives column gives their number"
 )
 #: The ranking rule as the board page and leaderboard.md state it.
 RANK_RULE = (
@@ -79,16 +80,18 @@ def instance_values(samples: dict[str, list[list]], column: int) -> dict[tuple[s
 
 
 def interval(
-    values: dict[tuple[str, str], list[float]], what: str = "an entry"
+    values: dict[tuple[str, str], list[float]],
+    what: str = "an entry",
+    bounds: tuple[float, float] = METRIC_RANGE,
 ) -> tuple[float, float | None, float | None] | None:
-    """(mean, low, high): the mean over every sample, with its interval clustered by narrative
-    (no bounds from one narrative)."""
+    """(mean, low, high): the mean over every sample, with its interval clustered by narrative and
+    clipped to the score's ``bounds`` (no bounds from one narrative)."""
     pooled = [(value, key[1]) for key, epochs in values.items() for value in epochs]
     found = clustered_interval([v for v, _ in pooled], narratives([i for _, i in pooled], what))
     if found is None:
         return None
-    low, high = (None if math.isnan(bound) else bound for bound in (found.low, found.high))
-    return found.mean, low, high
+    low, high, _ = clip(found.low, found.high, bounds)
+    return found.mean, none_if_nan(low), none_if_nan(high)
 
 
 def compare_entries(a: dict[tuple[str, str], list[float]], b: dict[tuple[str, str], list[float]]):
