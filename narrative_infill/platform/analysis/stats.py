@@ -194,3 +194,15 @@ def paired_test(
         clusters=groups,
         confidence=confidence,
     )
+
+
+def p_text(p_value: float, level: float = round(1 - CONFIDENCE, 9)) -> str:
+    """A p-value as printed: ``< 0.001`` below a thousandth, else three decimals, with more digits
+    where rounding would carry it across ``level`` (0.0496 is "0.0496", never "0.050"; the level
+    rounded, as 1 - 0.95 is 0.050000000000000044)."""
+    if p_value < 0.001:
+        return "< 0.001"
+    digits = 3
+    while (float(f"{p_value:.{digits}f}") < level) != (p_value < level):
+        digits += 1
+    return f"{p_value:.{digits}f}"

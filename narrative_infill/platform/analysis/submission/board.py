@@ -240,8 +240,8 @@ def markdown(
     lines = [
         "# Narrative infilling leaderboard",
         "",
-        f"{INTERVAL_NOTE}. {RANK_RULE}; "
-        '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
+        f"{INTERVAL_NOTE}. {RANK_RULE}; ranked "
+        "within a group sharing settings, "
         "task versions, metric signature, data, judge (models, prompt variant, "
         "weighting) and instances (G1, G2... when a track has several); custom entries are never ranked. "
         "Badges: verified (every claim and sample recomputed here from the logs, the metrics re-scored), "
