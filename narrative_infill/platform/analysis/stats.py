@@ -4,7 +4,7 @@
 here, so that a number means the same thing wherever it is printed. Every computation takes one
 value per unit (a sample, or an instance's mean over epochs) and the unit's cluster, its source
 narrative (``data.narrative``): the instances of one story are correlated, so intervals and tests
-resample, flip or sum whole narratives, never single instances.
+sum whole narratives, never single instances.
 
 Formulas (n units, G clusters, cluster sums taken of the deviations from the mean):
 
@@ -33,8 +33,6 @@ import numpy as np
 
 from ...number_rules import CONFIDENCE, SAME_NUMBER_TOLERANCE
 
-#: Bootstrap draws (the ranking coefficients of ``report --compare-paper``).
-RESAMPLES = 2000
 POWER = 0.8
 #: Fewer narratives than this: a clustered interval or test holds its level only roughly, so the
 #: commands that print one say so.
@@ -123,19 +121,6 @@ def clustered_interval(
     half = _t((1 + confidence) / 2, groups) * se if groups > 1 else math.nan
     mean = float(x.mean())
     return Interval(mean, se, mean - half, mean + half, len(x), groups)
-
-
-def cluster_draws(clusters: int, rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
-    """``resamples`` x ``clusters`` counts: how often each cluster is drawn in each bootstrap
-    resample (drawing ``clusters`` clusters with replacement)."""
-    return rng.multinomial(clusters, np.full(clusters, 1 / clusters), size=resamples).astype(float)
-
-
-def unit_draws(clusters: Sequence[Any], rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
-    """``resamples`` x units weights: each unit weighted by how often its cluster was drawn (for a
-    statistic that needs the resampled units themselves, such as a ranking's coefficient)."""
-    codes = _codes(clusters)
-    return cluster_draws(int(codes.max()) + 1, rng, resamples)[:, codes]
 
 
 def minimum_detectable(
