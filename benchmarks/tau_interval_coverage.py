@@ -7,7 +7,8 @@ each instance's value a model's true mean plus a story effect shared by all mode
 of the model's own (a model that misreads a story misfills all its blanks) and noise. The module's
 own ``rank_agreement`` gives tau and its bounds; printed per gap and narrative count: the share of draws
 whose bounds cover the true tau, their mean width, and the mean estimate against the true tau.
-Usage: python benchmarks/tau_interval_coverage.py [--draws 200] [--narratives 10 30] [--spread 0.05 0.01 0.005]
+Usage: python benchmarks/tau_interval_coverage.py [--draws 200] [--narratives 10 30]
+    [--spread 0.05 0.01 0.005]
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def main() -> None:
             )
             print(
                 f"{args.models} models (true tau {true_tau:.2f}, gap {spread}), {narratives} narratives x "
-                f"{args.per_narrative}: tau_low..tau_high covers the true tau in {share:.1%} of {args.draws} draws; "
+                f"{args.per_narrative}: tau_low..tau_high covers the true tau in {share:.1%} of "
+                f"{args.draws} draws; "
                 f"mean width {width:.2f}; mean estimate {estimate:.2f}"
             )
 
