@@ -28,6 +28,7 @@ from ...errors import NarrativeInfillError
 from ...number_rules import none_if_nan
 from ...paper_protocol import DIMENSIONS
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from ...versions import comparability as version_comparability
 from .report.baselines import is_baseline
 from .report.load import load_samples, read_log
 from .report.run_labels import sample_narratives
@@ -97,7 +98,8 @@ def comparability(a: Side, b: Side) -> None:
         "metric signatures": (_values(a.frame, "metrics_signature"), _values(b.frame, "metrics_signature")),
         "judges": (_values(a.frame, "judge_models"), _values(b.frame, "judge_models")),
         "dataset revision": (_dataset(a.header), _dataset(b.header)),
-        "task version": (a.header.eval.task_version, b.header.eval.task_version),
+        # 3 (before the N-X form) and 3-A score alike
+        "task version": tuple(version_comparability(s.header.eval.task_version) for s in (a, b)),
     }
     for field, (left, right) in fields.items():
         if left != right:

@@ -27,6 +27,7 @@ import numpy as np
 from ....errors import NarrativeInfillError
 from ....number_rules import is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
+from ....versions import comparability
 from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
 from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
@@ -63,7 +64,6 @@ def _group(document: dict[str, Any]) -> list:
     provenance = document["provenance"]
     dataset = provenance.get("dataset") or {}
     keys = (
-        "task_versions",
         "metrics_signatures",
         "judges",
         "judge_endpoints",
@@ -73,6 +73,7 @@ def _group(document: dict[str, Any]) -> list:
     )
     return [
         document["track"],
+        sorted({comparability(v) for v in provenance.get("task_versions") or []}),  # 3 and 3-A alike
         sorted(document["settings"]),
         dataset.get("source"),
         dataset.get("commit"),
