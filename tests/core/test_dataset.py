@@ -246,7 +246,7 @@ def test_tasks_record_their_version_and_the_exact_data_they_read(tmp_path, bench
 
     from narrative_infill.tasks import infill_task
     from narrative_infill.tasks.infill import TASK_VERSION
-    from narrative_infill.versions import version_parts
+    from narrative_infill.task_options import version_parts
 
     path = write_csv(tmp_path / "rows.csv", benchmark_rows, fieldnames=benchmark_rows[0].keys())
     task = infill_task("l2", data=path, n=1)

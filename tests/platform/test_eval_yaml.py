@@ -22,7 +22,7 @@ from narrative_infill.paper_protocol import (
     TELER_LEVELS,
 )
 from narrative_infill.tasks.infill import TASK_VERSION
-from narrative_infill.versions import version_parts
+from narrative_infill.task_options import version_parts
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))
 

@@ -28,7 +28,7 @@ from ...errors import NarrativeInfillError
 from ...number_rules import none_if_nan
 from ...paper_protocol import DIMENSIONS
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
-from ...versions import comparability as version_comparability
+from ...task_options import comparability as version_comparability
 from .report.baselines import is_baseline
 from .report.load import load_samples, read_log
 from .report.run_labels import sample_narratives

@@ -27,7 +27,7 @@ import numpy as np
 from ....errors import NarrativeInfillError
 from ....number_rules import is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
-from ....versions import comparability
+from ....task_options import comparability
 from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
 from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash

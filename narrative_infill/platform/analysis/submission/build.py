@@ -25,8 +25,7 @@ from ....number_rules import none_if_nan as _number
 from ....paper_protocol import is_high, is_low
 from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
-from ....task_options import setting_name
-from ....versions import comparability
+from ....task_options import comparability, setting_name
 from ...names import checked_name
 from ..blank_guard import ignored_share, story_key
 from ..fluency import is_not_fluent

@@ -35,8 +35,8 @@ from ....paper_protocol import (
     output_cap,
 )
 from ....scorers.judge.schema import structured_mode
+from ....task_options import comparability
 from ....tasks.infill import TASK_VERSION
-from ....versions import comparability
 from ..report.load import newest_score
 from .judges import endpoint_problems
 
