@@ -98,6 +98,13 @@ def blank_position(unit_idx: int, problem: str) -> Position:
     return "closing"
 
 
+def blank_index(problem: str) -> int:
+    """The 0-based index of a problem's first masked sentence (an instance's ``unit_idx``): the
+    sentences before its blank, counted as ``problem_sentence_count`` counts them. For rows that
+    do not say it (the authors' shared outputs)."""
+    return problem_sentence_count(_BLANK_RUN.split(problem, maxsplit=1)[0])
+
+
 def breakdown_fields(dataset: str, unit_idx: int, problem: str, narrative: str) -> dict[str, Any]:
     """The domain, blank position and narrative length (in sentences) an instance is grouped by
     in the paper's breakdowns (Tables 7 and 8): one rule for the loader's instances and for

@@ -30,8 +30,9 @@ from narrative_infill.tasks.options import InfillOptions, takes_infill_options
 #: sentences). 2: a tagged answer is kept whole (no restated closing sentence dropped); the
 #: ``extraction`` option. 3: the paper judge sees the candidate inside a block it cannot close, told
 #: it is text to grade (QAvg of version 2 logs is not comparable); a grader reply with two verdicts
-#: or a quoted one is retried.
-TASK_VERSION = 3
+#: or a quoted one is retried. In inspect_evals' N-X form (``task_options``): N as above, X the interface
+#: letter; a log of a plain 3 is 3-A.
+TASK_VERSION = "3-A"
 
 
 @shown_by_inspect

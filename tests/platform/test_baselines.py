@@ -15,6 +15,7 @@ from narrative_infill.platform.analysis.floor import (
     REUSE_RULE,
     UNKNOWN_RULE,
     floor_mark,
+    one_sided_p,
     floor_of,
     floor_test,
     guard_reason,
@@ -179,14 +180,27 @@ def test_above_the_floor_means_a_significant_paired_difference_not_a_higher_mean
     stories = [f"rocstories-{i // 3}" for i in range(30)]
     floor = [0.2 + 0.01 * (i % 7) for i in range(30)]
     barely = [value + (0.02 if i % 2 else -0.015) for i, value in enumerate(floor)]  # higher mean, noisy
-    clearly = [value + 0.05 + 0.001 * (i % 3) for i, value in enumerate(floor)]
     assert sum(barely) > sum(floor)
     test = floor_test(barely, floor, stories)
     assert floor_mark(test, ("neighbour", 0.23)).startswith(f"{NOT_ABOVE} (baseline/neighbour 0.230; difference")
-    assert floor_mark(floor_test(clearly, floor, stories), ("neighbour", 0.23)) == ABOVE
     assert floor_mark(floor_test(floor, floor, stories), ("neighbour", 0.23)).startswith(NOT_ABOVE)
     assert floor_mark(None, ("neighbour", 0.23)).endswith("one narrative: no test)")
-    assert floor_mark(None, None) == ABOVE  # every rule flagged: nothing to be below
+    assert floor_mark(None, None) == f"{ABOVE} (every null rule flagged: no floor)"
+
+
+def test_the_floor_decision_states_its_uncertainty_either_way():
+    """Issue 61: "above the floor" was printed bare, and "NOT ABOVE" with p to three decimals; both
+    now give the difference, its one-sided 95% lower bound (above 0 exactly when p < 0.05) and p."""
+    stories = [f"rocstories-{i // 3}" for i in range(30)]
+    floor = [0.2 + 0.01 * (i % 7) for i in range(30)]
+    clearly = [value + 0.05 + 0.001 * (i % 3) for i, value in enumerate(floor)]
+    barely = [value + (0.02 if i % 2 else -0.015) for i, value in enumerate(floor)]
+    above = floor_mark(floor_test(clearly, floor, stories), ("neighbour", 0.23))
+    assert above.startswith(f"{ABOVE} (baseline/neighbour 0.230; difference +0.051, 95% lower bound +0.05")
+    assert above.endswith("one-sided p < 0.001; the best kept rule on these instances)"), above
+    test = floor_test(barely, floor, stories)
+    below = floor_mark(test, ("neighbour", 0.23))
+    assert f"one-sided p {one_sided_p(test):.3f}" in below and "95% lower bound -0.0" in below, below
 
 
 def test_an_entry_over_a_guard_or_with_a_share_unknown_has_its_reason():

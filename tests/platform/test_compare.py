@@ -213,3 +213,29 @@ def test_a_score_both_sides_have_on_too_few_narratives_is_said_not_dropped(runs,
     result = compare_runs([str(tmp_path / "few")], [b])
     assert "fluency" not in {row["quantity"] for row in result["rows"]}
     assert any(said.startswith("not compared: fluency") for said in result["caveats"])
+
+
+def test_p_is_printed_below_a_thousandth_as_such_and_never_rounded_across_the_level(runs, capsys):
+    """Issue 61: p printed to three decimals read "0.000", and 0.0496 read "0.050" beside an interval
+    that excludes 0."""
+    from narrative_infill.platform.analysis.stats import p_text
+
+    a, b, _ = runs
+    assert main(["compare", a, b]) == 0
+    [fluency] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| fluency |")]
+    assert "| < 0.001 |" in fluency and "0.000 |" not in fluency
+    assert [p_text(p) for p in (0.0496, 0.04996, 0.05, 0.0504, 0.2, 0.0009, 0.001)] == [
+        "0.0496", "0.04996", "0.050", "0.050", "0.200", "< 0.001", "0.001"
+    ]  # fmt: skip
+
+
+def test_runs_of_different_problems_are_not_advised_to_pair_without_the_problem(runs, tmp_path, capsys):
+    """Issue 61: sides sharing no ``problem_id`` were told to leave it out of --pair-on, which pairs
+    answers to different problems. A field naming the instance is said to split the problems."""
+    a, b, _ = runs
+    one = relabelled(a, tmp_path / "one", problem_id="p1", template_id="fitb_l2")
+    other = relabelled(b, tmp_path / "other", problem_id="p2", template_id="fitb_l2")
+    assert main(["compare", one, other, "--pair-on", "problem_id,template_id"]) == 1
+    err = capsys.readouterr().err
+    assert "no value of problem_id (problem_id: A p1, B p2)" in err
+    assert "out of --pair-on" not in err and "scored different instances" in err

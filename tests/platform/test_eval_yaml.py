@@ -22,6 +22,7 @@ from narrative_infill.paper_protocol import (
     TELER_LEVELS,
 )
 from narrative_infill.tasks.infill import TASK_VERSION
+from narrative_infill.task_options import version_parts
 
 ENTRY = yaml.safe_load((REPO / "narrative_infill" / "eval.yaml").read_text(encoding="utf-8"))
 
@@ -70,6 +71,57 @@ def test_the_pinned_commit_holds_the_tasks_it_lists():
         assert listed <= _task_functions(shown.stdout), f"{path} at {commit}"
 
 
+def _task_version_at(commit: str, path: str) -> object:
+    """``TASK_VERSION`` as the file at ``path`` held it at ``commit`` (read, not imported)."""
+    shown = subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:{path}"], capture_output=True, text=True)
+    assert shown.returncode == 0, f"{path} at {commit}: {shown.stderr}"
+    [value] = [
+        node.value
+        for node in ast.parse(shown.stdout).body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["TASK_VERSION"]
+    ]
+    return ast.literal_eval(value)
+
+
+def _in_history(commit: str) -> bool:
+    """Whether ``commit`` is an ancestor of this checkout's HEAD (a merge keeps a branch's commits)."""
+    git = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--git-dir"], capture_output=True)
+    require(git.returncode == 0, "needs the git history of the repository (not a source copy)")
+    ancestor = ["git", "-C", str(REPO), "merge-base", "--is-ancestor", commit, "HEAD"]
+    return subprocess.run(ancestor, capture_output=True).returncode == 0
+
+
+def test_the_listed_commit_runs_the_current_task_version():
+    """Issue 61: the listed commit (fee35d8) held task version 2 and the old task functions, 473
+    commits behind: a user cloning it ran another benchmark. The commit must be in this history and
+    hold this checkout's TASK_VERSION; a change that bumps the version fails here until a release
+    commit of the new version is listed."""
+    commit = ENTRY["source"]["repository_commit"]
+    assert _in_history(commit), f"{commit} is not in this repository's history"
+    for path in {t["task_path"] for t in ENTRY["tasks"]}:
+        assert _task_version_at(commit, path) == TASK_VERSION, f"{path} at {commit}"
+
+
+def test_the_entry_says_what_it_needs_and_reports_runs_of_this_version():
+    """Issue 61: no ``metadata.requires`` though the published data and the paper's judge need the
+    network, and no evaluation report. The report's rows are runs this package makes here: a local
+    model, null rules, and the paper's published outputs imported, at a commit of this history
+    holding this task version."""
+    assert ENTRY["metadata"]["requires"] == {"internet": True}
+    report = ENTRY["evaluation_report"]
+    # runs of an earlier release stay valid while their scores compare (the N of N-X; a plain 3 is 3-A)
+    now = version_parts(TASK_VERSION)[0]
+    assert _in_history(report["commit"]) and version_parts(report["version"])[0] == now
+    assert version_parts(_task_version_at(report["commit"], "narrative_infill/tasks/infill.py"))[0] == now
+    models = {row["model"] for row in report["results"]}
+    assert "llama-cpp-python/smollm2" in models
+    assert any(m.startswith("baseline/") for m in models) and any(m.startswith("replay/") for m in models)
+    assert {row["task"] for row in report["results"]} <= {t["name"] for t in ENTRY["tasks"]}
+    for row in report["results"]:
+        assert row["data"] and {m["key"] for m in row["metrics"]} >= {"atavg", "atavg_ci_lower", "samples"}
+    assert all(part in report["command"] for part in ("inspect eval", "narrative-infill import"))
+
+
 @pytest.mark.shared
 def test_the_arxiv_id_is_the_papers():
     front_matter = (SHARED / "paper" / "paper.md").read_text(encoding="utf-8").split("---")[1]
@@ -103,6 +155,13 @@ def _register_schema() -> types.ModuleType:
 def _as_the_register_loads_it(entry: dict) -> dict:
     """The Register's loader names the entry after its folder (register/narrative_infill/eval.yaml)."""
     return {**entry, "id": "narrative_infill"}
+
+
+def test_the_task_version_has_inspect_evals_form():
+    """Issue 61: versions were plain integers where inspect_evals uses ``N-X`` (TASK_VERSIONING.md:
+    N the comparability version, X the interface); the Register's own ``TaskVersion`` reads it."""
+    version = _register_schema().TaskVersion(TASK_VERSION)
+    assert version.comparability_version == 3 and version.interface_version == "A"
 
 
 def test_the_register_schema_names_only_the_publisher_fields_as_missing():

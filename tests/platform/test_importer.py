@@ -188,6 +188,55 @@ def test_rows_naming_dataset_and_unit_get_the_breakdowns_a_tasks_samples_get(tmp
         assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}
 
 
+@pytest.mark.parametrize("dataset", [True, False])
+def test_rows_without_n_or_unit_get_them_from_the_gold_and_the_blank(tmp_path, dataset):
+    """Issue 61: a row without ``n`` and ``unit_idx`` (the authors' shared outputs) got no breakdown:
+    ``n`` only when the row gave it, the position only with ``dataset`` and ``unit_idx``. The gold's
+    sentences give ``n``, the sentences before ``______`` the blank's place; with ``dataset``, the
+    domain too. Each must equal what the demo task's own sample of that instance has."""
+    from narrative_infill.data.dataset import infill_dataset
+
+    samples = list(infill_dataset("demo"))
+    rows = [
+        {
+            "id": f"r{index}",
+            "model": "m",
+            "template_name": "fitb_l2",
+            "problem": sample.input,
+            "gold_answer": sample.target,
+            "response": "They went home.",
+            **({"dataset": sample.metadata["dataset"]} if dataset else {}),
+        }
+        for index, sample in enumerate(samples)
+    ]
+    [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", rows)], str(tmp_path / "logs"))
+    imported = {s.id: s.metadata for s in read_eval_log(location).samples}
+    fields = ("n", "position", "narrative_sentences", *(("domain",) if dataset else ()))
+    for index, sample in enumerate(samples):
+        assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}
+    assert dataset or not any("domain" in m for m in imported.values())  # no source: no domain guessed
+
+
+@pytest.mark.shared
+def test_the_shared_outputs_get_the_span_length_and_position_breakdowns(tmp_path, shared_rows):
+    """The authors' 9,800 rows carry neither ``n`` nor ``unit_idx``; where a row's prompt states the
+    span ("Fill in the blank with 2 sentence(s)"), the ``n`` derived from its gold must say the same."""
+    import re
+
+    rows = [r for r in shared_rows if r["model"] == "google/gemma-2-2b-it"]
+    locations = import_generations([write_jsonl(tmp_path / "gen.jsonl", rows)], str(tmp_path / "logs"))
+    stated = 0
+    for location in locations:
+        for sample in read_eval_log(location).samples:
+            metadata = sample.metadata
+            assert metadata["n"] in (1, 2, 3) and metadata["position"] in ("opening", "middle", "closing")
+            assert metadata["narrative_sentences"] > metadata["n"]
+            if said := re.search(r"with (\d) sentence\(s\)", metadata["original_prompt"]):
+                stated += 1
+                assert metadata["n"] == int(said.group(1)), sample.id
+    assert stated > 100
+
+
 def _breakdown_row(**fields) -> dict:
     """One imported row of a one-sentence blank, with the breakdown fields given."""
     row = {"id": "r0", "model": "m", "template_name": "fitb_l2", "response": "x."}

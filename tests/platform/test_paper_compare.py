@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 import pytest
+from helpers import REPO
 
 from narrative_infill.platform.analysis.report.paper_compare import NOT_COMPARABLE, compare_with_paper, paper_name
 from narrative_infill.platform.analysis.report.paper_results import paper_results
@@ -101,7 +102,7 @@ def test_paper_names_match_log_models_with_any_provider_prefix():
     assert paper_name("google/gemma-2-2b-it-extra", names) is None
 
 
-def test_rankings_per_level_and_scoring_with_bootstrap_intervals():
+def test_rankings_per_level_and_scoring_with_tau_bounds():
     comparison = compare_with_paper(_frame())
     tau = comparison.tables["paper_tau_atavg"]
     for setting in ("l0", "l1"):
@@ -163,19 +164,23 @@ def test_no_metric_scores_is_a_reason_not_a_table():
     )
 
 
-def test_the_vectorised_kendall_tau_is_scipys_tau_b_with_ties():
+def test_the_tau_bounds_cover_the_true_tau_at_10_narratives():
+    """Issue 61: the bootstrap's 2.5-97.5% range covered the true tau in 48-55% of draws at 10
+    narratives (82-92% at 30) when models differed by about their noise, every miss below; its BCa
+    form did little better (63%). The bounds from the Holm-ordered pairs must cover in >= 93% at the
+    smallest size users run (benchmarks/tau_interval_coverage.py runs the full simulation)."""
+    import importlib.util
+
     import numpy as np
-    from scipy.stats import kendalltau
 
-    from narrative_infill.platform.analysis.report.paper_compare import kendall_tau_b_rows
-
-    rng = np.random.default_rng(3)
-    draws = rng.integers(0, 4, size=(50, 7)).astype(float)  # many ties on both sides
-    paper = rng.integers(0, 3, size=7).astype(float)
-    expected = [kendalltau(row, paper).statistic for row in draws]
-    assert np.allclose(kendall_tau_b_rows(draws, paper), expected, equal_nan=True)
-    draws[0, 2] = np.nan
-    assert np.isnan(kendall_tau_b_rows(draws, paper)[0])
+    spec = importlib.util.spec_from_file_location("tau_coverage", REPO / "benchmarks" / "tau_interval_coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    coverage = module.coverage
+    share, width, estimate, true_tau = coverage(np.random.default_rng(47), 60, 8, 0.01, 10, 4)
+    assert share >= 0.93 and estimate < true_tau  # the estimate is pulled low, the bounds still cover
+    share, width, _, _ = coverage(np.random.default_rng(47), 30, 8, 0.05, 10, 4)
+    assert share >= 0.93 and width < 1.5  # models well apart: the bounds narrow
 
 
 @pytest.mark.heavy
@@ -292,16 +297,17 @@ def _noisy_frame(rules: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_a_cells_bootstrap_interval_does_not_move_when_another_scoring_is_added():
-    """Was one generator per table, shared in group order: adding the published scoring shifted
-    the intervals of ours; the same values under both rules got different intervals."""
+def test_a_cells_tau_bounds_do_not_move_when_another_scoring_is_added():
+    """Was one bootstrap generator per table, shared in group order: adding the published scoring
+    shifted the intervals of ours. The bounds now come from tests, with no draws at all."""
     both = compare_with_paper(_noisy_frame(("ours", "published"))).tables["paper_rank_agreement"]
     alone = compare_with_paper(_noisy_frame(("ours",))).tables["paper_rank_agreement"]
-    bounds = ["tau_low", "tau_high", "rho_low", "rho_high"]
+    bounds = ["tau_low", "tau_high"]
     ours = both.xs("ours", level="scoring")[bounds]
     assert ours.equals(alone.xs("ours", level="scoring")[bounds])
-    assert ours.equals(both.xs("published", level="scoring")[bounds])  # paired: the same draws
+    assert ours.equals(both.xs("published", level="scoring")[bounds])
     assert (ours["tau_low"] < ours["tau_high"]).any()  # the intervals are not degenerate
+    assert "rho_low" not in both  # no interval is claimed for rho
 
 
 def test_a_difference_across_backbones_is_labelled_not_comparable_in_level():

@@ -162,7 +162,7 @@ def test_no_string_can_add_a_row_or_a_cell_to_the_markdown_board():
     forged = "m |\n| 1 | gpt-9 | none | verified | 0.990 [0.98, 1.00] | — |\u2028<b>x</b>"
     row = {"track": "demo", "model": forged, "judge": "none", "badge": "file only", "baseline": False,
            "atavg": (0.1, 0.05, 0.15), "qavg": None, "settings": {"l2": {"atavg": 0.1, "qavg": None}},
-           "high": None, "low": None, "n": 24, "signature": "sig", "rank": 1}  # fmt: skip
+           "high": None, "low": None, "n": 24, "signature": "sig", "rank": 1, "position": 1}  # fmt: skip
     table = [line for line in markdown([row]).splitlines() if line.startswith("|")]
     assert len(table) == 3  # header, rule, the one entry
     assert table[2].count(" | ") == table[0].count(" | ") and "<" not in table[2]
@@ -190,3 +190,17 @@ def test_a_panel_judgement_missing_a_grader_counts_as_unscored():
     assert "l2: 20.8% of judgements unscored, a ranked track allows 2%" in unscored_problem(
         "l2", claims, "demo"
     )
+
+
+@pytest.mark.parametrize(
+    "version, ranked",
+    [(3, True), ("3", True), ("3-A", True), ("3-B", True), (2, False), ("2-A", False), ("x", False)],
+)
+def test_a_ranked_track_compares_the_comparability_part_of_the_task_version(version, ranked):
+    """Issue 61: versions take inspect_evals' ``N-X`` form (N: scores compare; X: the interface). A log
+    written before the form (a plain 3) still counts as version 3, one of another interface letter too;
+    a version 2 log or one that is no version at all is refused, named."""
+    old = run({"subset": "10pct"})
+    old.header.eval.task_version = version
+    problems = " ".join(track_problems("10pct", [old]))
+    assert ("task version" not in problems) == ranked, problems

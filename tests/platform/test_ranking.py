@@ -32,7 +32,30 @@ def test_a_small_consistent_difference_ranks_and_a_noisy_one_ties():
     by = {r["model"]: r for r in rows}
     assert by["best"]["rank"] == 1 and by["best"]["position"] == 1
     assert by["base"]["rank"] == 2 and by["base"]["tied_with"] == [by["noisy"]["position"]]
-    assert rank_label(by["base"]) == f"2 (tied with #{by['noisy']['position']})"
+
+
+def test_the_rank_cell_shows_the_position_by_mean_the_entries_above_and_what_a_tie_could_hide():
+    """Issue 61: the cell showed 1 + the entries significantly above, so on the real L2 board an
+    entry 17th by mean read "1" just below one reading "11"; and "tied with #k" read as "equal",
+    though a tie only says the tests could not tell the two apart. The cell leads with the position
+    by mean, counts the entries significantly above, and gives each tie's minimum detectable
+    difference (80% power at the family's Bonferroni level, Holm's first step: at least what Holm needs)."""
+    rng = np.random.default_rng(5)
+    base, noise = rng.normal(3.0, 1.0, 60), rng.normal(0.0, 1.0, 60)
+    rows = [
+        entry("best", base + 0.2),
+        entry("noisy high", base + 0.15 + noise - noise.mean()),  # above base by mean, not told apart
+        entry("base", base),
+    ]
+    rank(rows)
+    by = {r["model"]: r for r in rows}
+    assert [by[m]["position"] for m in ("best", "noisy high", "base")] == [1, 2, 3]
+    assert by["base"]["rank"] == 2 and by["noisy high"]["rank"] == 1  # the old cells: 1 above 2, 2 at 3rd
+    mde = by["base"]["tie_mde"]
+    assert 0.2 < mde < 2.0, mde  # per-instance noise 1.0 on 20 narratives
+    assert rank_label(by["base"]) == f"3 (1 significantly above; not distinguishable from #2: MDE {mde:.3f})"
+    assert rank_label(by["best"]).startswith("1 (0 significantly above; not distinguishable from #2: MDE ")
+    assert by["base"]["rank_label"] == rank_label(by["base"])  # what the board page shows
 
 
 def test_a_sample_id_names_its_narrative_or_stands_alone():

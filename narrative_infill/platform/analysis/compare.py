@@ -28,15 +28,19 @@ from ...errors import NarrativeInfillError
 from ...number_rules import none_if_nan
 from ...paper_protocol import DIMENSIONS
 from ...scorers.metrics.pairs import ATAVG, METRIC_NAMES
+from ...task_options import comparability as version_comparability
 from .report.baselines import is_baseline
 from .report.load import load_samples, read_log
 from .report.run_labels import sample_narratives
-from .stats import CONFIDENCE, FEW_NARRATIVES, POWER, PairedTest, paired_test
+from .stats import CONFIDENCE, FEW_NARRATIVES, POWER, PairedTest, p_text, paired_test
 
 #: What compare reports, the headline keys first.
 QUANTITIES = (ATAVG, "qavg", *METRIC_NAMES, *DIMENSIONS)
 #: The judge's quantities: comparable only between runs judged alike.
 JUDGED = ("qavg", *DIMENSIONS)
+#: ``--pair-on`` fields that name the problem itself: runs sharing none of their values scored
+#: different instances, and are never told to pair without them.
+INSTANCE_FIELDS = ("problem_id", "dataset", "ref_id", "n", "unit_idx")
 
 
 class NotComparableError(NarrativeInfillError, ValueError):
@@ -99,7 +103,8 @@ def comparability(a: Side, b: Side, quantities: tuple[str, ...] = QUANTITIES) ->
             {"judges": (_values(a.frame, "judge_models"), _values(b.frame, "judge_models"))} if judged else {}
         ),
         "dataset revision": (_dataset(a.header), _dataset(b.header)),
-        "task version": (a.header.eval.task_version, b.header.eval.task_version),
+        # 3 (before the N-X form) and 3-A score alike
+        "task version": tuple(version_comparability(s.header.eval.task_version) for s in (a, b)),
     }
     for field, (left, right) in fields.items():
         if left != right:
@@ -193,6 +198,12 @@ def _split_by(a: Side, b: Side, pair_on: tuple[str, ...]) -> str:
     if not apart:
         return ""
     shown = "; ".join(f"{f}: A {_few(left)}, B {_few(right)}" for f, (left, right) in apart.items())
+    naming = [f for f in apart if f in INSTANCE_FIELDS]
+    if naming:  # leaving these out would pair answers to different problems
+        return (
+            f"the sides share no value of {', '.join(apart)} ({shown}): the runs scored different "
+            f"instances ({', '.join(naming)} names the problem); compare runs of the same problems"
+        )
     return (
         f"the sides share no value of {', '.join(apart)} ({shown}); leave "
         f"{'it' if len(apart) == 1 else 'them'} out of --pair-on if the runs differ there on purpose"
@@ -294,7 +305,7 @@ def markdown(result: dict[str, Any]) -> str:
     for row in result["rows"]:
         lines.append(
             f"| {row['quantity']} | {_number(row['a'])} | {_number(row['b'])} | {_number(row['difference'])} "
-            f"| [{_number(row['low'])}, {_number(row['high'])}] | {_number(row['p_value'], 3)} "
+            f"| [{_number(row['low'])}, {_number(row['high'])}] | {p_text(row['p_value'])} "
             f"| {_number(row['mde'])} | {row['n']} | {row['clusters']} |"
         )
     return "\n".join(lines) + "\n"

@@ -55,7 +55,7 @@ from ...copy_guards import (
 )
 from ...number_rules import CONFIDENCE
 from .fluency import FLUENCY_THRESHOLD
-from .stats import PairedTest, Values, paired_test
+from .stats import PairedTest, Values, p_text, paired_test
 
 ABOVE = "above the floor"
 #: A null rule's mark when no guard flags it: it is one of the rules the floor is the best of.
@@ -160,13 +160,19 @@ def is_above(test: PairedTest | None) -> bool:
 
 
 def floor_mark(test: PairedTest | None, floor: tuple[str, float] | None) -> str:
-    """``ABOVE`` or ``NOT_ABOVE`` with the rule that sets the floor and the test's reading; above
-    when no rule is kept (the guards flag them all)."""
-    if floor is None or is_above(test):
-        return ABOVE
+    """``ABOVE`` or ``NOT_ABOVE`` with the rule that sets the floor and the decision's uncertainty
+    (the difference, its one-sided lower bound, p); above when the guards flag every rule. The rule
+    is the best of the kept rules on the entry's own instances, so the floor leans high: the
+    decision errs toward "not above"."""
+    if floor is None:
+        return f"{ABOVE} (every null rule flagged: no floor)"
     if test is None:
         return f"{NOT_ABOVE} (baseline/{floor[0]} {floor[1]:.3f}; one narrative: no test)"
+    from scipy.stats import t
+
+    bound = test.difference - float(t.ppf(CONFIDENCE, test.clusters - 1)) * test.stderr
     return (
-        f"{NOT_ABOVE} (baseline/{floor[0]} {floor[1]:.3f}; difference {test.difference:+.3f}, "
-        f"one-sided p {one_sided_p(test):.3f})"
+        f"{ABOVE if is_above(test) else NOT_ABOVE} (baseline/{floor[0]} {floor[1]:.3f}; difference "
+        f"{test.difference:+.3f}, {CONFIDENCE:.0%} lower bound {bound:+.3f}, one-sided p "
+        f"{p_text(one_sided_p(test))}; the best kept rule on these instances)"
     )

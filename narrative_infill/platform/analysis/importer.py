@@ -25,7 +25,7 @@ from inspect_ai.scorer import Scorer
 
 from ...data.atomic import atomic_dir
 from ...data.narrative import NARRATIVE, record_narrative, story_of
-from ...data.records import breakdown_fields
+from ...data.records import blank_index, breakdown_fields
 from ...errors import NarrativeInfillError, OptionError
 from ...inspect_compat import add_samples, replayed_sample
 from ...number_rules import is_missing
@@ -47,7 +47,6 @@ def _sample(item: ImportedRow) -> Sample:
     gold = _gold(record)
     known = {"problem", "response", "gold_answer", "answer", "prompt_text", "model"}
     extra = {k: (None if is_missing(v) else v) for k, v in record.items() if k not in known}
-    n = integer_field(record.get("n"))
     metadata = {
         **extra,
         "original_prompt": text_field(record.get("prompt_text")) or text_field(record["problem"]),
@@ -55,9 +54,8 @@ def _sample(item: ImportedRow) -> Sample:
         "imported_from": f"{item.origin}:{item.row}",
         "template": item.task,
         "prompt_variant": item.variant,
+        "n": span_sentences(record, gold),
     }
-    if n is not None:
-        metadata["n"] = n
     metadata[NARRATIVE] = record_narrative(record, str(record["problem"]), gold)
     return Sample(
         id=sample_id(record, item.origin, item.row),
@@ -67,17 +65,28 @@ def _sample(item: ImportedRow) -> Sample:
     )
 
 
+def span_sentences(record: dict[str, Any], gold: str) -> int:
+    """The row's ``n``, else its gold's sentence count (the shared outputs give none; where their
+    prompt states the span, the count agrees in all 4,608 rows, tests/platform/test_importer.py)."""
+    from ...data.text import split_sentences
+
+    return integer_field(record.get("n")) or max(1, len(split_sentences(gold, "prose")))
+
+
 def _with_breakdowns(metadata: dict[str, Any], problem: str, gold: str) -> dict[str, Any]:
-    """A row that names its ``dataset`` and ``unit_idx`` gets the domain, blank position and
-    narrative length a task's own sample gets (``data.records.breakdown_fields``), so the
-    viewer's and the report's breakdowns cover imported generations; a field the row gives
-    itself is kept."""
+    """The blank position and narrative length a task's own sample gets (``data.records.breakdown_fields``),
+    and the domain where the row names its ``dataset`` (no text says it), so the viewer's and the
+    report's breakdowns cover imported generations: the blank's place is the row's ``unit_idx``,
+    else the sentences before ``______``; the narrative its ``source_text``, else the story its
+    problem and gold rebuild. A field the row gives itself is kept."""
     dataset = (text_field(metadata.get("dataset")) or "").strip()  # blank: no source, as for the key
     unit_idx = integer_field(metadata.get("unit_idx"))
-    if not dataset or unit_idx is None or unit_idx < 0:
-        return metadata
+    if unit_idx is None or unit_idx < 0:
+        unit_idx = blank_index(problem)
     narrative = text_field(metadata.get("source_text")) or story_of(problem, gold)
     derived = breakdown_fields(dataset, unit_idx, problem, narrative)
+    if not dataset:
+        del derived["domain"]
     return {**metadata, **{k: v for k, v in derived.items() if is_missing(metadata.get(k))}}
 
 
@@ -95,7 +104,6 @@ def baseline_rows(rows: list[ImportedRow], rules: list[str]) -> list[ImportedRow
     the prompt the models were given (``solvers.baseline_model``), as ``--model baseline/<rule>``
     answers the package's tasks. ``n`` is the row's, else the gold's sentence count."""
     from ...data.baselines import baseline_answer, check_baseline
-    from ...data.text import split_sentences
     from ...solvers.baseline_model import ANSWER_TAG, answer_format
 
     # an instance per format too: where prompts of one setting differ in asking for tags, each is answered
@@ -107,7 +115,7 @@ def baseline_rows(rows: list[ImportedRow], rules: list[str]) -> list[ImportedRow
     answered = []
     for rule in map(check_baseline, rules):
         for (_, problem, gold, _), row in instances.items():
-            n = integer_field(row.record.get("n")) or max(1, len(split_sentences(gold, "prose")))
+            n = span_sentences(row.record, gold)
             prompt = text_field(row.record.get("prompt_text")) or problem
             answer = baseline_answer(rule, problem, n, gold=partial(str, gold))
             record = {

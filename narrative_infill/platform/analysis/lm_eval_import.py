@@ -272,7 +272,7 @@ def describe_run(tasks: dict[tuple[str, str], LmEvalTask]) -> Any:
         ):  # lm-eval keeps no finish reason: whether the cap cut a reply is unknown
             for choice in sample.output.choices:
                 choice.stop_reason = "unknown"
-        log.eval.task_version = int(options.get("version") or 0)
+        log.eval.task_version = options.get("version") or 0  # N-X (3-A), or a plain N before the form
         results = task.results
         log.eval.metadata = {
             **(log.eval.metadata or {}),

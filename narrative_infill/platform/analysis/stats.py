@@ -4,7 +4,7 @@
 here, so that a number means the same thing wherever it is printed. Every computation takes one
 value per unit (a sample, or an instance's mean over epochs) and the unit's cluster, its source
 narrative (``data.narrative``): the instances of one story are correlated, so intervals and tests
-resample, flip or sum whole narratives, never single instances.
+sum whole narratives, never single instances.
 
 Formulas (n units, G clusters, cluster sums taken of the deviations from the mean):
 
@@ -33,8 +33,6 @@ import numpy as np
 
 from ...number_rules import CONFIDENCE, SAME_NUMBER_TOLERANCE
 
-#: Bootstrap draws (the ranking coefficients of ``report --compare-paper``).
-RESAMPLES = 2000
 POWER = 0.8
 #: Fewer narratives than this: a clustered interval or test holds its level only roughly, so the
 #: commands that print one say so.
@@ -125,19 +123,6 @@ def clustered_interval(
     return Interval(mean, se, mean - half, mean + half, len(x), groups)
 
 
-def cluster_draws(clusters: int, rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
-    """``resamples`` x ``clusters`` counts: how often each cluster is drawn in each bootstrap
-    resample (drawing ``clusters`` clusters with replacement)."""
-    return rng.multinomial(clusters, np.full(clusters, 1 / clusters), size=resamples).astype(float)
-
-
-def unit_draws(clusters: Sequence[Any], rng: np.random.Generator, resamples: int = RESAMPLES) -> np.ndarray:
-    """``resamples`` x units weights: each unit weighted by how often its cluster was drawn (for a
-    statistic that needs the resampled units themselves, such as a ranking's coefficient)."""
-    codes = _codes(clusters)
-    return cluster_draws(int(codes.max()) + 1, rng, resamples)[:, codes]
-
-
 def minimum_detectable(
     stderr: float, clusters: int, power: float = POWER, confidence: float = CONFIDENCE
 ) -> float:
@@ -194,3 +179,15 @@ def paired_test(
         clusters=groups,
         confidence=confidence,
     )
+
+
+def p_text(p_value: float, level: float = round(1 - CONFIDENCE, 9)) -> str:
+    """A p-value as printed: ``< 0.001`` below a thousandth, else three decimals, with more digits
+    where rounding would carry it across ``level`` (0.0496 is "0.0496", never "0.050"; the level
+    rounded, as 1 - 0.95 is 0.050000000000000044)."""
+    if p_value < 0.001:
+        return "< 0.001"
+    digits = 3
+    while (float(f"{p_value:.{digits}f}") < level) != (p_value < level):
+        digits += 1
+    return f"{p_value:.{digits}f}"

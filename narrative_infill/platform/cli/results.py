@@ -296,8 +296,8 @@ def _add_report(commands) -> None:
     reporter.add_argument(
         "--compare-paper",
         action="store_true",
-        help="side by side with the paper's numbers, rank agreement (Kendall, Spearman, bootstrap) per "
-        "setting",
+        help="side by side with the paper's numbers, rank agreement (Kendall with its 95% bounds, Spearman) "
+        "per setting",
     )
     reporter.add_argument(
         "--readme",

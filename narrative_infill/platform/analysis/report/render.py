@@ -111,7 +111,7 @@ def _comparison_section(comparison: Comparison, folder: Path) -> list[str]:
     if listed:
         lines += [
             "",
-            "Side by side (paper, ours per scoring, difference), rank agreement with bootstrap "
-            "intervals and missing rows: " + ", ".join(f"`{name}.csv`" for name in listed) + ".",
+            "Side by side (paper, ours per scoring, difference), rank agreement with tau's 95% "
+            "bounds and missing rows: " + ", ".join(f"`{name}.csv`" for name in listed) + ".",
         ]
     return lines

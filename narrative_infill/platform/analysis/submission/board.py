@@ -27,6 +27,7 @@ import numpy as np
 from ....errors import NarrativeInfillError
 from ....number_rules import JUDGE_RANGE, is_missing
 from ....paper_protocol import SETTINGS, high_label, is_high, is_low
+from ....task_options import comparability
 from ...names import LookAlikes, name_problem
 from ..stats import CONFIDENCE
 from .build import ATAVG_COLUMN, QAVG_COLUMN, content_hash
@@ -63,7 +64,6 @@ def _group(document: dict[str, Any]) -> list:
     provenance = document["provenance"]
     dataset = provenance.get("dataset") or {}
     keys = (
-        "task_versions",
         "metrics_signatures",
         "judges",
         "judge_endpoints",
@@ -73,6 +73,7 @@ def _group(document: dict[str, Any]) -> list:
     )
     return [
         document["track"],
+        sorted({comparability(v) for v in provenance.get("task_versions") or []}),  # 3 and 3-A alike
         sorted(document["settings"]),
         dataset.get("source"),
         dataset.get("commit"),
@@ -240,8 +241,8 @@ def markdown(
     lines = [
         "# Narrative infilling leaderboard",
         "",
-        f"{INTERVAL_NOTE}. {RANK_RULE}; "
-        '"tied with #k" names the rows it is not told apart from, within a group sharing settings, '
+        f"{INTERVAL_NOTE}. {RANK_RULE}; ranked "
+        "within a group sharing settings, "
         "task versions, metric signature, data, judge (models, prompt variant, "
         "weighting) and instances (G1, G2... when a track has several); custom entries are never ranked. "
         "Badges: verified (every claim and sample recomputed here from the logs, the metrics re-scored), "

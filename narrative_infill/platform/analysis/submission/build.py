@@ -25,7 +25,7 @@ from ....number_rules import none_if_nan as _number
 from ....paper_protocol import is_high, is_low
 from ....scorers.judge.rubric import dimensions_of_variants
 from ....scorers.metrics.pairs import METRIC_NAMES
-from ....task_options import setting_name
+from ....task_options import comparability, setting_name
 from ...names import checked_name
 from ..blank_guard import ignored_share, story_key
 from ..fluency import is_not_fluent
@@ -267,7 +267,7 @@ def submission_document(
         )
     first = runs[0].header.eval
     signatures, judges = scored_with(runs)
-    versions = {str(r.header.eval.task_version) for r in runs}
+    versions = {comparability(r.header.eval.task_version) for r in runs}  # 3 and 3-A score alike
     for what, values in (("task versions", versions), ("metric signatures", signatures), ("judges", judges)):
         if len(values) > 1:
             raise SubmissionError(

@@ -26,6 +26,7 @@ from ....errors import OptionError
 from ....extraction import DEFAULT_EXTRACTION
 from ....paper_protocol import JUDGE_TEMPERATURE, PUBLISHED_INSTANCES, TEMPERATURE, TOP_P, output_cap
 from ....scorers.judge.schema import structured_mode
+from ....task_options import comparability
 from ....tasks.infill import TASK_VERSION
 from ....tasks.options import FILTERS, InfillOptions
 from ..report.load import newest_score
@@ -60,7 +61,7 @@ class Protocol:
     extraction: str = _PAPER.extraction  # the paper's extraction rules, not the published code's
     judge_variant: str = _PAPER.judge_variant
     probability_weighted: bool = False
-    task_version: int = TASK_VERSION
+    task_version: int | str = TASK_VERSION
     #: the judge's call (``scorers.judge.scorer.judge``'s defaults): its options in the header, and
     #: in the transcript the grader calls' own config
     judge_temperature: float = JUDGE_TEMPERATURE
@@ -301,10 +302,10 @@ def _instances_expected(track, protocol: Protocol, run, listed: set[str], publis
 
     spec, name = run.header.eval, Path(run.location).name
     args = spec.task_args or {}
-    if spec.task_version != protocol.task_version:
+    if comparability(spec.task_version) != comparability(protocol.task_version):
         problems.append(
             f"{name}: task version {spec.task_version!r}, the {track} track ranks version "
-            f"{protocol.task_version} only (older versions score differently)"
+            f"{comparability(protocol.task_version)} only (older versions score differently)"
         )
     problems += _sample_problems(run.samples, name, protocol)
     off_data = _dataset_problems(track, protocol, spec, args, name)

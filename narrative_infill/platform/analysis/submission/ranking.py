@@ -4,9 +4,11 @@ An entry's headline interval is the mean over its samples with the clustered t i
 sample in the narrative its id names (``data.narrative``; an id of another form is a narrative of
 its own, with a warning). Within a group, every pair of entries is compared by the clustered
 paired t test on the instances both scored (each instance's mean over its epochs, the difference
-per instance), and the group's p-values are Holm-adjusted together: an entry's rank is 1 + the
-entries significantly above it after the adjustment, and it is "tied with #k" for every entry
-(by position in the group's order) it is not told apart from.
+per instance), and the group's p-values are Holm-adjusted together. An entry's cell shows its
+position by mean, the count of entries significantly above it after the adjustment (``rank`` is 1 +
+that count), and the entries (by position) it is not told apart from, with the largest of those
+pairs' minimum detectable differences at the family's Bonferroni level (Holm's strictest step, so
+at least what Holm needs): a tie says how large a difference could hide, not that the two are equal.
 
 Why Holm over analytic t p-values rather than a bootstrap of the whole ranking: the board's
 claim is a set of pairwise orders, and Holm keeps the chance that *any* of them is spurious at
@@ -27,7 +29,7 @@ from typing import Any
 
 from ....data.narrative import is_own_cluster, narrative_of_id, own_cluster
 from ....number_rules import METRIC_RANGE, clip, none_if_nan
-from ..stats import CONFIDENCE, clustered_interval, holm, paired_test
+from ..stats import CONFIDENCE, clustered_interval, holm, minimum_detectable, paired_test
 from .protocol import RANKED_TRACKS
 
 logger = logging.getLogger(__name__)
@@ -47,7 +49,10 @@ RANK_RULE = (
     "(on QAvg when every entry of the group is judged, else AtAvg) finds them different, with the "
     "p-values of all pairs in a group Holm-adjusted together "
     f"(adjusted p < {1 - CONFIDENCE:.2f}): the chance that any order shown on a group is spurious "
-    f"is at most {1 - CONFIDENCE:.0%}"
+    f"is at most {1 - CONFIDENCE:.0%}. The rank cell: the position by mean, how many entries are "
+    "significantly above it, and the entries it is not distinguishable from with the minimum detectable "
+    "difference (80% power at the group's strictest Holm level): a difference that large or larger would "
+    "have been found, a smaller one may hide in a tie"
 )
 
 
@@ -113,14 +118,23 @@ def _order(members: list[dict[str, Any]], key: str) -> None:
         compare_entries(first[INSTANCES][key], second[INSTANCES][key]) for (_, first), (_, second) in pairs
     ]
     adjusted = holm([1.0 if test is None else test.p_value for test in tests])
+    strictest = 1 - (1 - CONFIDENCE) / max(len(pairs), 1)  # Holm's first step: Bonferroni
+    hidden: dict[int, float | None] = {}  # None: a tie with no test (fewer than two narratives)
     for ((i, first), (j, second)), test, p_value in zip(pairs, tests, adjusted):
         if test is not None and p_value < 1 - CONFIDENCE:
             above[id(second if test.difference > 0 else first)] += 1
-        else:
-            first["tied_with"].append(j)
-            second["tied_with"].append(i)
+            continue
+        first["tied_with"].append(j)
+        second["tied_with"].append(i)
+        mde = None if test is None else minimum_detectable(test.stderr, test.clusters, confidence=strictest)
+        for row in (first, second):
+            known = hidden.get(id(row), 0.0)
+            hidden[id(row)] = None if known is None or mde is None else max(known, mde)
     for position, row in enumerate(members, start=1):
         row["position"], row["rank"] = position, 1 + above[id(row)]
+        if row["tied_with"]:
+            row["tie_mde"] = hidden[id(row)]
+        row["rank_label"] = rank_label(row)
 
 
 def _instances_digest(row: dict[str, Any]) -> str:
@@ -149,9 +163,13 @@ def rank(rows: list[dict[str, Any]]) -> None:
 
 
 def rank_label(row: dict[str, Any]) -> str:
-    """The rank cell: ``2 G1 (tied with #1, #3)``."""
+    """The rank cell, ``3 G1 (1 significantly above; not distinguishable from #2: MDE 0.214)``:
+    the position by mean leads, so the cells read in the board's order (see the module's docstring)."""
     if "rank" not in row:
         return ""
     group = f" {row['group_label']}" if row.get("group_label") else ""
-    tied = f" (tied with {', '.join(f'#{p}' for p in row['tied_with'])})" if row.get("tied_with") else ""
-    return f"{row['rank']}{group}{tied}"
+    said = f"{row['rank'] - 1} significantly above"
+    if row.get("tied_with"):
+        mde = "no test" if row["tie_mde"] is None else f"MDE {row['tie_mde']:.3f}"
+        said += f"; not distinguishable from {', '.join(f'#{p}' for p in row['tied_with'])}: {mde}"
+    return f"{row['position']}{group} ({said})"

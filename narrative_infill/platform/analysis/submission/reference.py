@@ -268,7 +268,7 @@ def _mark(row: dict, document: dict, scores: dict[str, dict[tuple[str, str], Ans
         row["floor_rule"] = f"baseline/{floor[0]}" if floor else None
         row["floor_atavg"] = floor[1] if floor else None
         row["vs_floor"] = floor_mark(test, floor)
-        if row["vs_floor"] != ABOVE:
+        if not row["vs_floor"].startswith(ABOVE):
             reason = reason or FLOOR_RULE
     if row["track"] in RANKED_TRACKS and reason:
         row["unranked"] = reason
