@@ -15,7 +15,8 @@ import pytest
 from submission_runs import first_half_of_the_gold, small_demo_run
 
 from narrative_infill.platform.analysis import fluency
-from narrative_infill.platform.analysis.submission import build, rescore
+from narrative_infill.platform.analysis.submission import build, replay, rescore, verify
+from narrative_infill.platform.analysis.submission.build import read_settings
 from narrative_infill.platform.cli import main
 from narrative_infill.scorers.metrics import pairs
 
@@ -57,16 +58,22 @@ def _board(submissions, logs, site) -> dict:
     return json.loads((site / "leaderboard.json").read_text())
 
 
-def test_an_unchanged_board_reads_no_answer_again(logs, submissions, reads, tmp_path):
+def test_an_unchanged_board_reads_no_answer_again(logs, submissions, reads, monkeypatch, tmp_path):
     counted, fresh = reads
     board = tmp_path / "board"
     board.mkdir()
     shutil.copy(submissions / "alpha.json", board)
+    logs_read: list[str] = []
+    for module in (verify, replay):  # the two readers of an entry's sample records on the board
+        monkeypatch.setattr(
+            module, "read_settings", lambda paths: logs_read.extend(paths) or read_settings(paths)
+        )
     first = _board(board, logs / "alpha", tmp_path / "first")
-    assert counted["fluency"] and counted["metrics"]  # cold caches: the first build read the answers
+    assert counted["fluency"] and counted["metrics"] and logs_read  # cold caches: the first build read
     fresh()
+    logs_read.clear()
     second = _board(board, logs / "alpha", tmp_path / "second")
-    assert counted == {"fluency": [], "metrics": []}
+    assert counted == {"fluency": [], "metrics": []} and logs_read == []
     assert [row["badge"] for row in second["rows"]] == [row["badge"] for row in first["rows"]]
 
 

@@ -1,6 +1,6 @@
 """What ``verify`` computed, remembered on disk by content, so that nothing is computed twice.
 
-Two caches share one SQLite file (``NARRATIVE_INFILL_VERDICT_CACHE``; default the user's cache
+Three caches share one SQLite file (``NARRATIVE_INFILL_VERDICT_CACHE``; default the user's cache
 folder; ``off``: none), each key a SHA-256 over the verifying code itself (every source file of the
 package: a changed rule is another key) and the content its value depends on:
 
@@ -8,7 +8,8 @@ package: a changed rule is another key) and the content its value depends on:
   always scored again, and an unchanged one never is (the reference rows' null answers too);
 * verdicts by (submission SHA-256, its logs' SHA-256s, the draw asked for, whether the fluency check
   runs here): ``leaderboard --logs`` recalls the verdict ``verify`` reached on this machine, and a
-  board rebuilt with nothing changed reads no answer again.
+  board rebuilt with nothing changed reads no answer again;
+* the replay rule's folded answers of an entry (``replay``) by its submission's SHA-256: nor any log.
 
 A cache that cannot be opened or written is skipped, never an error: everything can be recomputed.
 """
