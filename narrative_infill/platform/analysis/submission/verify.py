@@ -8,7 +8,9 @@ outputs (``recompute``). The verdict says "verified" only when everything was re
 (named); "not verified: cannot re-score here" when the metrics could not be re-scored on this
 machine (exit status ``NOT_VERIFIED_EXIT``). The result is also written beside the submission
 (``<file>.verification.json``) for people to read; the leaderboard never trusts it. Hard failures
-exit 1; soft findings are warnings.
+exit 1; soft findings are warnings. The fluency share and the metrics re-scoring of a large entry
+read draws sized for their error rates (``sampling``), said "sampled"; a verdict this machine
+reached on the same content is recalled (``cache``), never recomputed.
 """
 
 from __future__ import annotations
