@@ -187,6 +187,8 @@ def main() -> None:
                     f"board of {BOARD} full entries, {what}: {((drawn - fixed) * BOARD + fixed) / 60:.1f} min"
                 )
     print(f"full entry (drawn): submit + verify + leaderboard cold {totals['cold'] / 3600:.2f} h")
+    if min(totals.values()) < 0 or any(v < 0 for v in totals.values()):
+        print("a negative figure: the machine's load moved more than a step's cost an answer; re-measure")
 
 
 if __name__ == "__main__":
