@@ -64,13 +64,15 @@ def _submit(args: argparse.Namespace) -> int:
     _check_counts(args)
     runs = read_settings(readable(args.logs, args))
     document = submission_document(runs, args.track, args.submitter, high_inclusive=args.high_inclusive)
-    recheck = recheck_or_refuse(runs, args.track, args.sample)  # no claim its records do not give
+    recheck = recheck_or_refuse(runs, document, args.sample)  # no claim its records do not give
     write_submission(document, args.output, args.logs)
     settings = ", ".join(document["settings"])
     rescored = f"{NOT_VERIFIED} ({recheck.cannot_rescore})" if recheck.cannot_rescore else "re-scored here"
     print(
+        *recheck.sampled,  # what a draw read (``sampling``)
         f"{args.output}: {document['model']['id']}, track {args.track}, settings {settings}, "
-        f"metrics {rescored}, sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)"
+        f"metrics {rescored}, sha256 {document['sha256'][:16]}... ({time.perf_counter() - started:.1f} s)",
+        sep="\n",
     )
     return 0
 

@@ -28,16 +28,14 @@ from ....scorers.metrics.pairs import METRIC_NAMES
 from ....task_options import comparability, setting_name
 from ...names import checked_name
 from ..blank_guard import ignored_share, story_key
-from ..fluency import is_not_fluent
 from ..report.load import newest_score, score_field, select_logs
 from ..sample_records import checked_records
 from .judges import header_problems, judge_provenance
 from .protocol import generation, scorer_options, track_problems, unscored_problem
+from .sampling import FLUENCY_READS, quotas, sampled_not_fluent
 
 SCHEMA_VERSION = 1
 KIND = "narrative-infill-submission"
-
-
 #: The fields of a submission's per-sample row, in order.
 SAMPLE_ROW_FIELDS = ("id", "epoch", "atavg", "qavg")
 ATAVG_COLUMN = SAMPLE_ROW_FIELDS.index("atavg")
@@ -61,14 +59,11 @@ class SettingLogs:
     samples: list  # the sample records' fields the figures read (``sample_records``), by (id, epoch)
 
 
-def canonical(document: dict) -> str:
-    """The form the hash is taken over: sorted keys, no whitespace, no NaN."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def content_hash(document: dict) -> str:
+    """SHA-256 of the canonical form (sorted keys, no whitespace, no NaN) of all but the hash."""
+    rest = {k: v for k, v in document.items() if k != "sha256"}
     return hashlib.sha256(
-        canonical({k: v for k, v in document.items() if k != "sha256"}).encode()
+        json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     ).hexdigest()
 
 
@@ -99,8 +94,9 @@ def sample_scores(summary) -> tuple[dict, dict]:
     return (metrics.value if metrics else {}), (judged.value if judged else {})
 
 
-def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any]:
-    """Every aggregate the submission claims for one setting, from its samples."""
+def setting_claims(samples: list, high_inclusive=False, reads: int | None = None, seed="") -> dict[str, Any]:
+    """Every aggregate the submission claims for one setting, from its samples; the fluency check
+    reads ``reads`` of its answers drawn from ``seed`` (all: None, or a smaller setting)."""
     metrics = [sample_scores(s)[0] for s in samples]
     judged = [sample_scores(s)[1] for s in samples]
     answers = [logged_answer(s) for s in samples]
@@ -109,8 +105,11 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     # would let an edited log hide its copies
     copies = [_number(m.get("context_copy")) for m in metrics if m]
     reuses = [_number(m.get("story_reuse")) for m in metrics if m]
+    not_fluent, read = sampled_not_fluent(answers, reads, seed) if metrics else (None, 0)
     claims: dict[str, Any] = {
         "n": len(samples),
+        # how many answers a sampled share (``sampling``) read
+        **({"fluency_read": read} if not_fluent is not None and read < len(answers) else {}),
         "atavg": _summary([_number(m.get("atavg")) for m in metrics]),
         "metrics": {name: _summary([_number(m.get(name)) for m in metrics]) for name in METRIC_NAMES},
         "rates": {
@@ -122,7 +121,7 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
             # answers that are the story's words in some order (None as for "copied")
             "reused": fmean(is_story_reuse(r) for r in reuses) if reuses and None not in reuses else None,
             # answers that are words in no sentence's order (None where the check cannot run here)
-            "not_fluent": _not_fluent_share(answers) if metrics else None,
+            "not_fluent": not_fluent,
             # stories whose blanks the answers ignore (``analysis.blank_guard``)
             "ignored": ignored_share(
                 (story_key(s.id, str(s.input)), str(s.input), str(s.target), a)
@@ -147,20 +146,19 @@ def setting_claims(samples: list, high_inclusive: bool = False) -> dict[str, Any
     return claims
 
 
+def entry_claims(runs: list[SettingLogs], high_inclusive: bool, digest: str) -> dict[str, Any]:
+    """Every setting's claims (``setting_claims``), the fluency check reading ``FLUENCY_READS`` of
+    the entry's answers drawn from its samples ``digest`` (``sampling``)."""
+    reads = quotas({r.setting: len(r.samples) for r in runs}, FLUENCY_READS)
+    return {
+        r.setting: setting_claims(r.samples, high_inclusive, reads[r.setting], f"{digest}:{r.setting}")
+        for r in runs
+    }
+
+
 def submission_rows(samples: list) -> list[list]:
     """The per-sample rows of one setting (``submission.build.SAMPLE_ROW_FIELDS``)."""
     return [sample_row(s.id, s.epoch, *sample_scores(s)) for s in samples]
-
-
-def _not_fluent_share(answers: list[str]) -> float | None:
-    """The share of ``answers`` the fluency check (``analysis.fluency``) reads as not fluent; None
-    where it cannot run here (its model is an extra), which leaves a ranked entry unranked."""
-    from ..fluency import fluency_or_none
-
-    read = fluency_or_none()
-    if read is None or not answers:
-        return None
-    return fmean(bool(is_not_fluent(read(answer))) for answer in answers)
 
 
 def logged_answer(summary) -> str:
@@ -256,7 +254,8 @@ def submission_document(
     """The submission of ``runs`` (:func:`read_settings`), or ``SubmissionError`` naming why not."""
     from .... import __version__
 
-    claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
+    digest = samples_digest({r.setting: r.samples for r in runs})
+    claims = entry_claims(runs, high_inclusive, digest)
     problems = track_problems(track, runs)
     problems += [p for p in (unscored_problem(s, c, track) for s, c in claims.items()) if p]
     problems += header_problems(runs)  # the records say who judged, where: the header must agree
@@ -293,7 +292,7 @@ def submission_document(
                 }
                 for r in runs
             ],
-            "samples_digest": samples_digest({r.setting: r.samples for r in runs}),
+            "samples_digest": digest,
             **({"high_inclusive": True} if high_inclusive else {}),
         },
     }

@@ -1,19 +1,17 @@
 """Recompute each sample's scores from what the model and the graders actually wrote.
 
 For every sample of every log: its summary (what the claims are built from) is compared with its
-full record, and every summary must have one; the model calls that generated it must be the
-log's model, its output theirs and its epoch the one it was generated in (``transcript``); the
-answer is extracted again from the raw output and compared with the logged answer (of both
-scorers), the truncated flag with the output's stop reason, the
-problem and gold with the benchmark's instance (when the data is readable here), and each
-grader's scores parsed again from its raw reply (which must be a reply of that grader model's calls
-in the transcript) and averaged again into QAvg. With the logs'
-metric backbones available, the automatic metrics of every sample (or of ``sample`` of them,
-drawn from a seed picked here at run time, never from the file) are scored again from the
-re-extracted answer. An empty answer's metrics must be 0 with the reason recorded, and without the
-backbones the lexical metrics are still re-scored, but the verdict then says the metrics could not
-be re-scored here (``Recheck.cannot_rescore``). Whatever else could not be recomputed is said in
-``Recheck.unchecked``.
+full record, and every summary must have one; the model calls that generated it must be the log's
+model, its output theirs and its epoch the one it was generated in (``transcript``); the answer is
+extracted again from the raw output and compared with the logged answer (of both scorers), the
+truncated flag with the output's stop reason, the problem and gold with the benchmark's instance
+(when the data is readable here), and each grader's scores parsed again from its raw reply (which
+must be a reply of that grader model's calls in the transcript) and averaged again into QAvg. With
+the logs' metric backbones available, the automatic metrics of every sample (or of a draw seeded by
+the submission's SHA-256, ``sampling.RESCORED`` or ``sample`` of them) are scored again from the
+re-extracted answer. An empty answer's metrics must be 0 with the reason recorded; without the
+backbones the lexical metrics are still re-scored, but the verdict says the metrics could not be
+re-scored here (``Recheck.cannot_rescore``). Whatever else was not recomputed: ``Recheck.unchecked``.
 """
 
 from __future__ import annotations
@@ -37,7 +35,9 @@ class Recheck:
     checks: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
-    seed: int | None = None
+    seed: str | None = None
+    #: what a draw decided, sized for its stated error rates (``sampling``): said in the verdict
+    sampled: list[str] = field(default_factory=list)
     #: why the metrics of answered samples could not be re-scored here (None: they were, or none had any)
     cannot_rescore: str | None = None
 
@@ -208,9 +208,9 @@ def _instances(runs, recheck: Recheck) -> dict[str, dict[str, Any]] | None:
     }
 
 
-def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
+def recheck_runs(runs, sample: int | None = None, protocol=None, seed: str | None = None) -> Recheck:
     """Every sample of ``runs`` recomputed from its raw outputs; metrics re-scored on all of them,
-    or on ``sample`` of them drawn from a seed picked now; each sample's prompt and cap checked
+    or on a draw from ``seed`` (``rescore._chosen``); each sample's prompt and cap checked
     against ``protocol`` (a ranked track's)."""
     from inspect_ai.log import read_eval_log_samples
 
@@ -252,7 +252,7 @@ def recheck_runs(runs, sample: int | None = None, protocol=None) -> Recheck:
         + (", problems and golds compared with the data" if instances else "")
     )
     signature = next((entry.signature for entry in pending if entry.signature), None)
-    rescore(pending, signature, extraction_of(runs[0].header), sample, recheck, findings)
+    rescore(pending, signature, extraction_of(runs[0].header), sample, recheck, findings, seed)
     recheck.failures += findings.lines()
     return recheck
 
@@ -334,17 +334,19 @@ def _benchmark_instance(run, full, instances, where: str, findings: Findings):
     return instance
 
 
-def recheck_or_refuse(runs, track: str, sample: int | None = None):
-    """``submit``'s recheck: every sample of ``runs`` recomputed as ``verify`` does (its metrics
-    re-scored where the backbones load here, on all samples or ``sample`` drawn now);
-    ``SubmissionError`` listing what the records (or the headers' means) do not give, else the
+def recheck_or_refuse(runs, document: dict, sample: int | None = None):
+    """``submit``'s recheck of its ``document``: every sample of ``runs`` recomputed as ``verify``
+    does; ``SubmissionError`` listing what the records (or the headers' means) do not give, else the
     :class:`Recheck` (its ``cannot_rescore`` says when the metrics were not re-scored)."""
-    from .build import SubmissionError, setting_claims
+    from .build import SubmissionError
     from .protocol import PROTOCOLS
+    from .sampling import fluency_line
 
-    recheck = recheck_runs(runs, sample, PROTOCOLS.get(track))
+    recheck = recheck_runs(runs, sample, PROTOCOLS.get(document["track"]), document["sha256"])
+    if (read := fluency_line(document["settings"])) and read[1]:
+        recheck.sampled.append(read[0])
     for run in runs:
-        recheck.failures += header_problems(run, setting_claims(run.samples))
+        recheck.failures += header_problems(run, document["settings"][run.setting])
     if recheck.failures:
         raise SubmissionError(
             "the logs' scores are not what their sample records give (recomputed here):\n  "

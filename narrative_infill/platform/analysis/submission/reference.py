@@ -127,8 +127,8 @@ def rule_scores(instances: dict, signature: str, variant: str) -> dict[str, dict
     scorer reads an answer (``Answered``). The report and the board both compute the floor here."""
     from ....extraction import extract_with
     from ....scorers.metrics.copying import context_copy
-    from ....scorers.metrics.pairs import score_pairs
     from ....scorers.metrics.reuse import story_reuse
+    from .cache import scored_pairs
     from .rescore import logged_backbones
 
     extraction = MetricsSignature.parse(signature).extraction or DEFAULT_EXTRACTION
@@ -148,8 +148,9 @@ def rule_scores(instances: dict, signature: str, variant: str) -> dict[str, dict
                     (story, problem, gold, extracted),
                 )
             )
-    results = score_pairs([a for a, _ in pairs], [g for _, g in pairs], logged_backbones(signature))
-    answered = iter((r.values["atavg"], *guard) for r, guard in zip(results, guards))
+    answers, golds = [a for a, _ in pairs], [g for _, g in pairs]
+    results = scored_pairs(answers, golds, signature, logged_backbones(signature))
+    answered = iter((r["atavg"], *guard) for r, guard in zip(results, guards))
     return {rule: {key: next(answered) for key in instances} for rule in REFERENCE_RULES}
 
 

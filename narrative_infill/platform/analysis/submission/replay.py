@@ -49,6 +49,19 @@ def answers_of(runs) -> Answers:
     return answers
 
 
+def _remembered(sha256: str, located: list[str]) -> Answers:
+    """``answers_of`` the entry's logs, kept by its submission's SHA-256 (its logs' included, each
+    found equal to its log's): an unchanged board reads no log again (``cache``)."""
+    from .cache import JsonCache, key
+
+    store, entry = JsonCache("answers"), key("answers", sha256)
+    if kept := store.get_many([entry]):
+        return {(setting, sample_id): set(letters) for setting, sample_id, letters in kept[entry]}
+    answers = answers_of(read_settings(located))
+    store.put_many({entry: [[*instance, sorted(letters)] for instance, letters in answers.items()]})
+    return answers
+
+
 def replayed_share(mine: Answers, theirs: Answers) -> float:
     """The share of ``mine``'s answers that are, word for word, an answer of ``theirs`` to the same
     instance (0 when ``mine`` has none)."""
@@ -64,8 +77,9 @@ def mark_replays(rows: list[dict[str, Any]], submissions: Path, logs_dir: Path) 
     naming the other (``replays``: their files)."""
     read = {}
     for row in rows:
-        located, _ = locate_logs(load_document(Path(submissions) / row["file"]), logs_dir)
-        read[row["file"]] = answers_of(read_settings(located))  # verified: every log is there
+        document = load_document(Path(submissions) / row["file"])
+        located, _ = locate_logs(document, logs_dir)
+        read[row["file"]] = _remembered(document["sha256"], located)  # verified: every log is there
     for row in rows:
         mine, shared = read[row["file"]], {}
         for other, theirs in read.items():

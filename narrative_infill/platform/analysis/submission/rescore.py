@@ -6,13 +6,13 @@ says the metrics could not be re-scored here.
 
 from __future__ import annotations
 
-import random
-import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ....number_rules import RESCORED_TOLERANCE, none_if_nan, same_number, same_rescored
 from ....paper_protocol import PAPER_BACKBONE
+from .cache import scored_pairs
+from .sampling import RESCORED, caught_share, drawn
 
 if TYPE_CHECKING:
     from .recompute import Findings, Recheck
@@ -158,12 +158,35 @@ def _rescore_lexical(chosen: list[Pending], signature: str, recheck: Recheck, fi
     )
 
 
+def _chosen(filled: list[Pending], sample: int | None, seed: str | None, recheck: Recheck) -> list[Pending]:
+    """The answered samples whose metrics are re-scored: ``sample`` of them (by default, with a
+    submission's ``seed``, ``RESCORED``), drawn from ``seed`` (``sampling``); all without a seed
+    (the report's recheck). A draw the caller asked smaller than the default is said unchecked."""
+    if seed is None and sample is None:
+        return filled
+    size = RESCORED if sample is None else sample
+    if size >= len(filled):
+        return filled
+    recheck.seed = seed
+    chosen = [filled[i] for i in drawn(len(filled), size, f"{seed}:metrics")]
+    if sample is not None and sample < RESCORED:
+        recheck.unchecked.append(
+            f"metrics re-scored on {sample} of {len(filled)} answered samples (seed {seed}), not all"
+        )
+    else:
+        recheck.sampled.append(
+            f"metrics re-scored on {size} of {len(filled)} answered samples, drawn from the submission's "
+            f"SHA-256 (an edit of {caught_share(size, len(filled)):.2%} of them is met with 99% probability)"
+        )
+    return chosen
+
+
 def rescore(
-    pending: list[Pending], signature, rule: str, sample, recheck: Recheck, findings: Findings
+    pending: list[Pending], signature, rule: str, sample, recheck: Recheck, findings: Findings, seed=None
 ) -> None:
-    """The metrics of the pending samples (or of ``sample`` of them, drawn from a seed picked now)
-    scored again with the logs' backbones, where those load here; empty answers always."""
-    from ....scorers.metrics.pairs import METRIC_NAMES, score_pairs
+    """The metrics of the pending samples (all, or those ``_chosen`` from ``seed``) scored again
+    with the logs' backbones, where those load here; empty answers always."""
+    from ....scorers.metrics.pairs import METRIC_NAMES
 
     empty = [entry for entry in pending if not entry.answer.strip()]
     _check_empty(empty, findings)
@@ -176,17 +199,11 @@ def rescore(
     if backbones is None:
         _rescore_lexical(filled, signature or "", recheck, findings)
         return
-    chosen = filled
-    if sample is not None and sample < len(filled):
-        recheck.seed = secrets.randbits(32)
-        chosen = random.Random(recheck.seed).sample(filled, sample)
-        recheck.unchecked.append(
-            f"metrics re-scored on {sample} of {len(filled)} answered samples (seed {recheck.seed}), not all"
-        )
-    fresh = score_pairs([p.answer for p in chosen], [p.gold for p in chosen], backbones)
+    chosen = _chosen(filled, sample, seed, recheck)
+    fresh = scored_pairs([p.answer for p in chosen], [p.gold for p in chosen], signature, backbones)
     for entry, scores in zip(chosen, fresh):
         keys = (*METRIC_NAMES, "atavg")
-        differing = _differing(entry, {k: v for k, v in scores.values.items() if k in keys}, rescored=True)
+        differing = _differing(entry, {k: v for k, v in scores.items() if k in keys}, rescored=True)
         if differing:
             findings.add("re-scored metrics differ from the logged ones", entry.where, ", ".join(differing))
     recheck.checks.append(

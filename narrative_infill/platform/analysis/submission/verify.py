@@ -8,7 +8,9 @@ outputs (``recompute``). The verdict says "verified" only when everything was re
 (named); "not verified: cannot re-score here" when the metrics could not be re-scored on this
 machine (exit status ``NOT_VERIFIED_EXIT``). The result is also written beside the submission
 (``<file>.verification.json``) for people to read; the leaderboard never trusts it. Hard failures
-exit 1; soft findings are warnings.
+exit 1; soft findings are warnings. The fluency share and the metrics re-scoring of a large entry
+read draws sized for their error rates (``sampling``), said "sampled"; a verdict this machine
+reached on the same content is recalled (``cache``), never recomputed.
 """
 
 from __future__ import annotations
@@ -28,19 +30,21 @@ from .build import (
     ATAVG_COLUMN,
     QAVG_COLUMN,
     content_hash,
+    entry_claims,
     file_sha256,
     log_provenance,
     read_settings,
     sample_scores,
     samples_digest,
     scored_with,
-    setting_claims,
     submission_rows,
 )
+from .cache import recalled, remember
 from .judges import header_problems as header_judge_problems
 from .protocol import PROTOCOLS, track_problems, unscored_problem
 from .recompute import header_problems, recheck_runs
 from .regenerate import Retest
+from .sampling import fluency_as_claimed, fluency_line
 from .schema import load_document, row_problems, schema_problems
 
 __all__ = ["Verification", "load_document", "row_problems", "schema_problems", "store", "verify"]
@@ -68,6 +72,8 @@ class Verification:
     rejudged: bool = False
     #: why the logs' metrics could not be re-scored here (backbones absent, other libraries)
     cannot_rescore: str | None = None
+    #: what a draw sized for its error rates decided (``sampling``), said in the verdict
+    sampled: list[str] = field(default_factory=list)
 
     @property
     def fully_verified(self) -> bool:
@@ -86,6 +92,7 @@ class Verification:
         return (
             [f"ok: {c}" for c in self.checks]
             + ([f"{NOT_VERIFIED}: metrics: {self.cannot_rescore}"] if self.cannot_rescore else [])
+            + [f"sampled: {s}" for s in self.sampled]
             + [f"not checked: {u}" for u in self.unchecked]
             + [f"warning: {w}" for w in self.warnings]
             + [f"FAILED: {f}" for f in self.failures]
@@ -98,9 +105,10 @@ class Verification:
             return "file checks passed, file only (pass --logs DIR to recompute every claim from the logs)"
         if self.cannot_rescore:
             return "; ".join([f"{NOT_VERIFIED} (metrics: {self.cannot_rescore})", *self.unchecked])
+        drawn = "".join(f"; sampled: {s}" for s in self.sampled)
         if self.unchecked:
-            return "consistent with its logs; " + "; ".join(self.unchecked)
-        return "verified: every claim and every sample recomputed from its logs' raw outputs"
+            return "consistent with its logs; " + "; ".join(self.unchecked) + drawn
+        return "verified: every claim and every sample recomputed from its logs' raw outputs" + drawn
 
     def record(self) -> dict[str, Any]:
         """What ``store`` writes beside the submission, for people to read."""
@@ -113,6 +121,7 @@ class Verification:
             "checks": self.checks,
             "failures": self.failures,
             "unchecked": self.unchecked,
+            "sampled": self.sampled,
             "warnings": self.warnings,
         }
 
@@ -224,7 +233,8 @@ def _check_logs(
             f"{sorted(document['settings'])}"
         )
     high_inclusive = bool(document["provenance"].get("high_inclusive"))
-    claims = {run.setting: setting_claims(run.samples, high_inclusive) for run in runs}
+    digest = samples_digest({r.setting: r.samples for r in runs})
+    claims = entry_claims(runs, high_inclusive, digest)
     result.failures += [
         f"track {document['track']}: {p}"
         for p in (unscored_problem(s, c, document["track"]) for s, c in claims.items())
@@ -233,13 +243,13 @@ def _check_logs(
     for run in runs:
         if run.setting in document["settings"]:
             where = f"settings.{run.setting}"
-            claims[run.setting] = _fluency_read_on_one_side(
+            claims[run.setting] = fluency_as_claimed(
                 document["settings"][run.setting], claims[run.setting], where, result
             )
             result.failures += _differences(document["settings"][run.setting], claims[run.setting], where)
             if not _close_rows(submission_rows(run.samples), document["samples"].get(run.setting, [])):
                 result.failures.append(f"samples.{run.setting}: per-sample values differ from the logs")
-    if samples_digest({r.setting: r.samples for r in runs}) != document["provenance"]["samples_digest"]:
+    if digest != document["provenance"]["samples_digest"]:
         result.failures.append(
             "provenance.samples_digest: the logs' answers and scores differ from the submitted ones"
         )
@@ -249,35 +259,15 @@ def _check_logs(
         f"every aggregate recomputed from the samples (within {SAME_NUMBER_TOLERANCE:g})",
         "samples digest recomputed",
     ]
+    if read := fluency_line(claims):
+        (result.sampled if read[1] else result.checks).append(read[0])
     _warnings(runs, claims, result)
-    recheck = recheck_runs(runs, sample, PROTOCOLS.get(document["track"]))
+    recheck = recheck_runs(runs, sample, PROTOCOLS.get(document["track"]), document["sha256"])
     result.checks += recheck.checks
     result.failures += recheck.failures
     result.unchecked += recheck.unchecked
+    result.sampled += recheck.sampled
     result.cannot_rescore = recheck.cannot_rescore
-
-
-def _fluency_read_on_one_side(claimed: dict, actual: dict, where: str, result: Verification) -> dict:
-    """``actual`` (the claims recomputed here) with the not-fluent share taken as claimed where only
-    one of the two machines could run the fluency check (it is an extra), said in ``result``: an
-    honest claim is not false because a machine lacks the packaged model. Unchecked here, the entry
-    is not verified; claimed unknown, the board does not rank it (``analysis.floor``)."""
-    from ..fluency import fluency_or_none
-
-    stated, recomputed = claimed["rates"].get("not_fluent"), actual["rates"]["not_fluent"]
-    if recomputed is None and stated is not None and fluency_or_none() is None:
-        result.unchecked.append(
-            f"{where}.rates.not_fluent: the fluency check cannot run here (pip install "
-            f"'narrative-infill[local]'), the claimed {stated!r} is not recomputed"
-        )
-    elif stated is None and recomputed is not None:
-        result.warnings.append(
-            f"{where}.rates.not_fluent: claimed unknown (submitted where the fluency check could not "
-            f"run), {recomputed:.1%} here: the entry is not ranked until submitted where it runs"
-        )
-    else:
-        return actual
-    return actual | {"rates": actual["rates"] | {"not_fluent": stated}}
 
 
 def _close_rows(a: list, b: list) -> bool:
@@ -370,7 +360,9 @@ def verify(
         locations = _find_logs(document, logs_dir, result)
         if locations is not None:
             result.logs_checked = True
-            _check_logs(document, locations, result, sample)
+            if not recalled(result, sample):  # this machine's verdict on the same content, if any
+                _check_logs(document, locations, result, sample)
+                remember(result, sample)
             board = _BOARD_REJUDGE.get()
             if board is not None and not retests.get("rejudge"):
                 retests = {**retests, "rejudge": board[0], "grader": board[1]}
