@@ -25,6 +25,8 @@ every threshold's tuning, so the guards and the floor are tested on rules they w
 * ``attack:position-varied-tail``: the floor rule's text and one of six function-word sentences
   chosen by how many sentences precede the blank (made to slip past the blank guard); the six were
   written once, not tuned.
+* ``attack:nouns-varied-tail``: ``neighbour-nouns-sentence`` and one of six function-word sentences
+  in the tail's manner chosen by the blank's position (fluent and varied; written once, not tuned).
 """
 
 from __future__ import annotations
@@ -135,6 +137,15 @@ _TAILS = (
     "So {s} stayed in the {noun} until it got very late that night.",
 )
 
+_VARIED_TAILS = (
+    _TAIL,
+    "{S} had a bag full of {noun} in {poss} hand for them.",
+    "{S} was in a hurry to get to the {noun} before any of them.",
+    "{S} had one more look at the {noun} with each of them.",
+    "{S} was out by the {noun} for most of the evening with them.",
+    "{S} had some of {poss} {noun} left over for them too.",
+)
+
 
 def _tail(problem: str, tail: str) -> str:
     """``tail`` with the story's pronoun and the floor rule's second noun put in."""
@@ -158,6 +169,11 @@ def position_varied_tail(problem: str) -> str:
     return f"{baseline_answer('neighbour-nouns-verbs', problem, 1, str)} {_tail(problem, tail)}"
 
 
+def nouns_varied_tail(problem: str) -> str:
+    tail = _VARIED_TAILS[len(_sentences(blank_sides(problem)[0])) % len(_VARIED_TAILS)]
+    return f"{baseline_answer('neighbour-nouns-sentence', problem, 1, str)} {_tail(problem, tail)}"
+
+
 def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
     """Each attack rule by name, as a function of the problem; ``golds`` feed the in-sample ones."""
     paragraph = woven(gold_words(golds))
@@ -172,4 +188,5 @@ def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
         "attack:function-word-tail": function_word_tail,
         "attack:nouns-function-tail": lambda problem: function_word_tail(problem, "neighbour-nouns-sentence"),
         "attack:position-varied-tail": position_varied_tail,
+        "attack:nouns-varied-tail": nouns_varied_tail,
     }
