@@ -15,6 +15,18 @@ every threshold's tuning, so the guards and the floor are tested on rules they w
   blank (so no two blanks of a story share it: the blank guard's residuals differ), then two short
   sentences pairing the neighbours' "-ed" words with further nouns. No gold read, but picked as the
   best of about fifteen such variants on the 30 shared problems at L2 (selected in-sample).
+* ``attack:function-word-tail``: the third attack pass's: the floor rule's own text
+  (``neighbour-nouns-verbs``) and one sentence of common function words around its second noun
+  ("She was on her way to the dad with all of them."): METEOR and ROUGE-1 pay for the function
+  words a gold shares. No gold read, but the tail picked as the best of about ten on the 30 shared
+  problems at L2 (selected in-sample).
+* ``attack:nouns-function-tail``: the same tail after ``neighbour-nouns-sentence`` (the floor rule
+  without its verb clauses, which the fluency check reads as less fluent); the same selection.
+* ``attack:position-varied-tail``: the floor rule's text and one of six function-word sentences
+  chosen by how many sentences precede the blank (made to slip past the blank guard); the six were
+  written once, not tuned.
+* ``attack:nouns-varied-tail``: ``neighbour-nouns-sentence`` and one of six function-word sentences
+  in the tail's manner chosen by the blank's position (fluent and varied; written once, not tuned).
 """
 
 from __future__ import annotations
@@ -24,7 +36,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from narrative_infill.data.baselines import _neighbours, _sentences, blank_sides, context_answer
+from narrative_infill.data.baselines import (
+    _neighbours,
+    _sentences,
+    baseline_answer,
+    blank_sides,
+    context_answer,
+)
 from narrative_infill.data.story_rules import names, nouns, pronoun
 
 _POSSESSIVE = {"he": "his", "she": "her", "they": "their", "i": "my"}
@@ -109,6 +127,53 @@ def prefixed_neighbour_verbs(problem: str) -> str:
     return " ".join(text.split())
 
 
+_TAIL = "{S} was on {poss} way to the {noun} with all of them."
+_TAILS = (
+    "{S} was on {poss} way to the {noun} with a lot of them.",
+    "Before long {s} had to get back into the {noun} because of them.",
+    "After all of that, {s} was at the {noun} for an hour or so.",
+    "By then {s} could see why everyone was so happy at the {noun}.",
+    "Once again {s} went out into the {noun} as if nothing had happened.",
+    "So {s} stayed in the {noun} until it got very late that night.",
+)
+
+_VARIED_TAILS = (
+    _TAIL,
+    "{S} had a bag full of {noun} in {poss} hand for them.",
+    "{S} was in a hurry to get to the {noun} before any of them.",
+    "{S} had one more look at the {noun} with each of them.",
+    "{S} was out by the {noun} for most of the evening with them.",
+    "{S} had some of {poss} {noun} left over for them too.",
+)
+
+
+def _tail(problem: str, tail: str) -> str:
+    """``tail`` with the story's pronoun and the floor rule's second noun put in."""
+    story = context_answer(problem)
+    subject = pronoun(story)
+    noun = (list(dict.fromkeys([*nouns(" ".join(_neighbours(problem))), *nouns(story)])) + ["day"] * 2)[1]
+    return tail.format(
+        S="I" if subject == "i" else subject.capitalize(),
+        s="I" if subject == "i" else subject,
+        poss=_POSSESSIVE[subject],
+        noun=noun,
+    )
+
+
+def function_word_tail(problem: str, rule: str = "neighbour-nouns-verbs") -> str:
+    return f"{baseline_answer(rule, problem, 1, str)} {_tail(problem, _TAIL)}"
+
+
+def position_varied_tail(problem: str) -> str:
+    tail = _TAILS[len(_sentences(blank_sides(problem)[0])) % len(_TAILS)]
+    return f"{baseline_answer('neighbour-nouns-verbs', problem, 1, str)} {_tail(problem, tail)}"
+
+
+def nouns_varied_tail(problem: str) -> str:
+    tail = _VARIED_TAILS[len(_sentences(blank_sides(problem)[0])) % len(_VARIED_TAILS)]
+    return f"{baseline_answer('neighbour-nouns-sentence', problem, 1, str)} {_tail(problem, tail)}"
+
+
 def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
     """Each attack rule by name, as a function of the problem; ``golds`` feed the in-sample ones."""
     paragraph = woven(gold_words(golds))
@@ -120,4 +185,8 @@ def attack_rules(golds: list[str]) -> dict[str, Callable[[str], str]]:
         ),
         "attack:position-filler": position_filler,
         "attack:prefixed-neighbour-verbs": prefixed_neighbour_verbs,
+        "attack:function-word-tail": function_word_tail,
+        "attack:nouns-function-tail": lambda problem: function_word_tail(problem, "neighbour-nouns-sentence"),
+        "attack:position-varied-tail": position_varied_tail,
+        "attack:nouns-varied-tail": nouns_varied_tail,
     }
