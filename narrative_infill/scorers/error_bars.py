@@ -94,13 +94,13 @@ def narrative_stderr() -> Metric:
 def narrative_ci(bounds: tuple[float, float]) -> Metric:
     """Inspect's ``ci`` (t interval, clusters - 1 degrees of freedom) clustered by source narrative,
     clipped to the score's ``bounds`` (AtAvg near 0 over few stories reached below 0), with
-    ``clipped`` 1 where it was; nan bounds over no values (Inspect's ``ci`` gives 0 and 0, which
+    ``clipped`` 1 where it was; all nan over no values (Inspect's ``ci`` gives 0 and 0, which
     the terminal table showed beside the nan mean of a run without a judge as an interval)."""
     inner = ci(level=CONFIDENCE, cluster=NARRATIVE)
 
     def compute(scores: list[SampleScore]) -> Value:
         if not scores:
-            return {"lower": math.nan, "upper": math.nan, "clipped": 0}
+            return {"lower": math.nan, "upper": math.nan, "clipped": math.nan}
         found = inner(with_narratives(scores))  # type: ignore[arg-type]
         assert isinstance(found, Mapping)  # ci() returns its lower and upper bounds
         lower, upper, cut = clip(found["lower"], found["upper"], bounds)  # type: ignore[arg-type]
