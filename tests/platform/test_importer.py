@@ -163,9 +163,12 @@ def test_csv_with_a_byte_order_mark_imports_and_other_encodings_are_named(tmp_pa
         read_generations([str(tmp_path / "latin.csv")])
 
 
-def test_rows_naming_dataset_and_unit_get_the_breakdowns_a_tasks_samples_get(tmp_path):
-    """An imported generation with ``dataset`` and ``unit_idx`` (and no source text) gets the
-    domain, blank position and narrative length the demo task's own sample of that instance has."""
+@pytest.mark.parametrize("given", [("dataset", "ref_id", "n", "unit_idx"), ("dataset",), ()])
+def test_imported_rows_get_the_breakdowns_a_tasks_samples_get(tmp_path, given):
+    """An imported generation gets the domain (with ``dataset``), blank position, span length and
+    narrative length the demo task's own sample of that instance has. Issue 61: a row without ``n``
+    and ``unit_idx`` (the authors' shared outputs) got none; the gold's sentences give ``n``, the
+    sentences before ``______`` the blank's place."""
     from narrative_infill.data.dataset import infill_dataset
 
     samples = list(infill_dataset("demo"))
@@ -177,40 +180,13 @@ def test_rows_naming_dataset_and_unit_get_the_breakdowns_a_tasks_samples_get(tmp
             "problem": sample.input,
             "gold_answer": sample.target,
             "response": "They went home.",
-            **{k: sample.metadata[k] for k in ("dataset", "ref_id", "n", "unit_idx")},
+            **{k: sample.metadata[k] for k in given},
         }
         for index, sample in enumerate(samples)
     ]
     [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", rows)], str(tmp_path / "logs"))
     imported = {s.id: s.metadata for s in read_eval_log(location).samples}
-    fields = ("domain", "position", "n", "narrative_sentences")
-    for index, sample in enumerate(samples):
-        assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}
-
-
-@pytest.mark.parametrize("dataset", [True, False])
-def test_rows_without_n_or_unit_get_them_from_the_gold_and_the_blank(tmp_path, dataset):
-    """Issue 61: a row without ``n`` and ``unit_idx`` (the authors' shared outputs) got no breakdown:
-    ``n`` only when the row gave it, the position only with ``dataset`` and ``unit_idx``. The gold's
-    sentences give ``n``, the sentences before ``______`` the blank's place; with ``dataset``, the
-    domain too. Each must equal what the demo task's own sample of that instance has."""
-    from narrative_infill.data.dataset import infill_dataset
-
-    samples = list(infill_dataset("demo"))
-    rows = [
-        {
-            "id": f"r{index}",
-            "model": "m",
-            "template_name": "fitb_l2",
-            "problem": sample.input,
-            "gold_answer": sample.target,
-            "response": "They went home.",
-            **({"dataset": sample.metadata["dataset"]} if dataset else {}),
-        }
-        for index, sample in enumerate(samples)
-    ]
-    [location] = import_generations([write_jsonl(tmp_path / "gen.jsonl", rows)], str(tmp_path / "logs"))
-    imported = {s.id: s.metadata for s in read_eval_log(location).samples}
+    dataset = "dataset" in given
     fields = ("n", "position", "narrative_sentences", *(("domain",) if dataset else ()))
     for index, sample in enumerate(samples):
         assert {f: imported[f"r{index}"].get(f) for f in fields} == {f: sample.metadata[f] for f in fields}
