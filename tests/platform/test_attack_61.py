@@ -1,0 +1,42 @@
+"""Attack pass on issue 61 (unreadable logs): a log whose zip directory is whole but whose
+header's compressed bytes are damaged (a disk error, a partial copy over an old file) must be
+named as unreadable, as a truncated one is, not end ``report`` in a decompressor's traceback."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from helpers import mock_output
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import get_model
+
+from narrative_infill.platform.cli import main
+
+
+def damaged_header_log(folder: Path) -> Path:
+    """A real Inspect log (a scripted model on one sample) with bytes of ``header.json`` flipped."""
+    model = get_model("mockllm/m", custom_outputs=lambda *a: mock_output("x"), memoize=False)
+    task = Task(dataset=[Sample(input="q", target="x")])
+    [log] = eval(task, model=model, log_dir=str(folder), display="none")
+    path = Path(log.location)
+    data = bytearray(path.read_bytes())
+    info = zipfile.ZipFile(path).getinfo("header.json")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for offset in range(start + 5, start + 15):
+        data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_log_with_a_damaged_header_is_named_and_skippable(tmp_path, capsys):
+    folder = tmp_path / "logs"
+    bad = damaged_header_log(folder)
+    assert main(["report", str(folder), "-o", str(tmp_path / "out")]) == 1
+    refused = capsys.readouterr().err
+    assert f"{bad.name}: not a readable Inspect log" in refused and "--skip-unreadable" in refused, refused
+    assert main(["report", str(folder), "-o", str(tmp_path / "out"), "--skip-unreadable"]) == 1
+    # every log set aside: the refusal still says which and why (it said only "no readable log in DIR")
+    err = capsys.readouterr().err
+    assert "skipped (unreadable): " in err and f"{bad.name}: not a readable Inspect log" in err, err
