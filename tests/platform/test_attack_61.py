@@ -40,3 +40,14 @@ def test_a_log_with_a_damaged_header_is_named_and_skippable(tmp_path, capsys):
     # every log set aside: the refusal still says which and why (it said only "no readable log in DIR")
     err = capsys.readouterr().err
     assert "skipped (unreadable): " in err and f"{bad.name}: not a readable Inspect log" in err, err
+
+
+def test_an_interval_past_the_range_clips_to_an_ordered_interval_inside_it():
+    """``clip`` cut only the end that crossed its own side: an interval wholly below the range
+    ([-0.2, -0.05], as a mean of SemF1 values, which are not bounded below by 0, can reach) came
+    back as [0.0, -0.05], its low above its high and its high outside the range it claims."""
+    from narrative_infill.number_rules import METRIC_RANGE, clip
+
+    assert clip(-0.2, -0.05, METRIC_RANGE) == (0.0, 0.0, True)
+    assert clip(1.02, 1.3, METRIC_RANGE) == (1.0, 1.0, True)
+    assert clip(0.2, 0.4, METRIC_RANGE) == (0.2, 0.4, False)
