@@ -7,6 +7,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+import pytest
 from helpers import mock_output
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
@@ -51,3 +52,17 @@ def test_an_interval_past_the_range_clips_to_an_ordered_interval_inside_it():
     assert clip(-0.2, -0.05, METRIC_RANGE) == (0.0, 0.0, True)
     assert clip(1.02, 1.3, METRIC_RANGE) == (1.0, 1.0, True)
     assert clip(0.2, 0.4, METRIC_RANGE) == (0.2, 0.4, False)
+
+
+@pytest.mark.parametrize("names", ["", ",", " , "])
+def test_compare_metrics_naming_nothing_is_refused(tmp_path, capsys, names):
+    """``--metrics ""`` (a variable left empty in a script) compared every quantity, judges'
+    included, as if the option were not given; a list naming nothing is refused, naming the option."""
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--metrics", names]) == 1
+    assert "--metrics: " in capsys.readouterr().err
+
+
+def test_compare_metrics_names_may_have_spaces_after_commas(tmp_path, capsys):
+    """``--metrics "atavg, rouge1"`` was refused as 'unknown  rouge1' (the space kept in the name)."""
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--metrics", "atavg, rouge1"]) == 1
+    assert "no such log or folder" in capsys.readouterr().err  # past the option's check, to the paths
