@@ -11,6 +11,7 @@ import pytest
 from helpers import mock_output
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 
 from narrative_infill.platform.cli import main
@@ -66,3 +67,37 @@ def test_compare_metrics_names_may_have_spaces_after_commas(tmp_path, capsys):
     """``--metrics "atavg, rouge1"`` was refused as 'unknown  rouge1' (the space kept in the name)."""
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--metrics", "atavg, rouge1"]) == 1
     assert "no such log or folder" in capsys.readouterr().err  # past the option's check, to the paths
+
+
+def _imported(tmp_path, problem: str, gold: str) -> dict:
+    """The metadata of one imported row that gives neither ``n`` nor ``unit_idx`` (as the shared outputs)."""
+    from helpers import write_jsonl
+
+    from narrative_infill.platform.analysis.importer import import_generations
+
+    row = {"id": "r0", "model": "m", "template_name": "fitb_l2", "response": "x.", "dataset": "roc"}
+    source = write_jsonl(tmp_path / "gen.jsonl", [row | {"problem": problem, "gold_answer": gold}])
+    [location] = import_generations([source], str(tmp_path / "logs"))
+    [sample] = read_eval_log(location).samples
+    return sample.metadata
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="blank_index counts sentences before the blank by the authors' fallback regex, which ends "
+    "one at 'Mr.': the derived unit_idx is 3, not 2, and the position middle, not opening",
+)
+def test_an_abbreviation_before_the_blank_does_not_move_the_derived_position(tmp_path):
+    from narrative_infill.data.records import blank_position
+
+    problem = "Ann sat. Mr. Smith came. ______ They ate. She left. He slept."
+    assert _imported(tmp_path, problem, "He sat down.")["position"] == blank_position(2, problem) == "opening"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="span_sentences splits the gold with the prose splitter, which ends a sentence at a quoted "
+    "'!' followed by a lower-case word: n 2 for a one-sentence gold, silently",
+)
+def test_a_quoted_exclamation_inside_the_gold_is_one_sentence(tmp_path):
+    assert _imported(tmp_path, "Ann woke up. ______ She smiled.", 'He said "Go!" and left.')["n"] == 1
