@@ -17,14 +17,14 @@ from inspect_ai.model import get_model
 from narrative_infill.platform.cli import main
 
 
-def damaged_header_log(folder: Path) -> Path:
-    """A real Inspect log (a scripted model on one sample) with bytes of ``header.json`` flipped."""
+def damaged_header_log(folder: Path, member: str = "header.json") -> Path:
+    """A real Inspect log (a scripted model on one sample) with bytes of ``member`` flipped."""
     model = get_model("mockllm/m", custom_outputs=lambda *a: mock_output("x"), memoize=False)
     task = Task(dataset=[Sample(input="q", target="x")])
     [log] = eval(task, model=model, log_dir=str(folder), display="none")
     path = Path(log.location)
     data = bytearray(path.read_bytes())
-    info = zipfile.ZipFile(path).getinfo("header.json")
+    info = zipfile.ZipFile(path).getinfo(member)
     start = info.header_offset + 30 + len(info.filename) + len(info.extra)
     for offset in range(start + 5, start + 15):
         data[offset] ^= 0xFF
@@ -53,6 +53,16 @@ def test_an_interval_past_the_range_clips_to_an_ordered_interval_inside_it():
     assert clip(-0.2, -0.05, METRIC_RANGE) == (0.0, 0.0, True)
     assert clip(1.02, 1.3, METRIC_RANGE) == (1.0, 1.0, True)
     assert clip(0.2, 0.4, METRIC_RANGE) == (0.2, 0.4, False)
+
+
+def test_a_log_with_a_damaged_sample_is_named_not_a_traceback(tmp_path, capsys):
+    """The header reads, so the log is not set aside; its damaged sample must still be named (the
+    sample reader caught a zip's errors but not the zstd error of a damaged member)."""
+    folder = tmp_path / "logs"
+    bad = damaged_header_log(folder, member="samples/1_epoch_1.json")
+    assert main(["report", str(folder), "-o", str(tmp_path / "out"), "--skip-unreadable"]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad.name}: its samples cannot be read (zstd" in err, err
 
 
 @pytest.mark.parametrize("names", ["", ",", " , "])
