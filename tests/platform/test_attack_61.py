@@ -111,3 +111,18 @@ def test_an_abbreviation_before_the_blank_does_not_move_the_derived_position(tmp
 )
 def test_a_quoted_exclamation_inside_the_gold_is_one_sentence(tmp_path):
     assert _imported(tmp_path, "Ann woke up. ______ She smiled.", 'He said "Go!" and left.')["n"] == 1
+
+
+def test_a_dangling_or_looping_eval_link_in_a_folder_is_named_not_dropped(tmp_path, capsys):
+    """Inspect's folder listing passes over a ``.eval`` that is a dangling link (a log on a disk not
+    mounted) or a link loop, so the run it holds was left out of the report with nothing said."""
+    folder = tmp_path / "logs"
+    damaged_header_log(folder)
+    (folder / "gone.eval").symlink_to(tmp_path / "elsewhere.eval")
+    (folder / "x.eval").symlink_to(folder / "y.eval")
+    (folder / "y.eval").symlink_to(folder / "x.eval")
+    assert main(["report", str(folder), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert all(f"{name}: not a readable Inspect log" in err for name in ("gone.eval", "x.eval", "y.eval")), (
+        err
+    )

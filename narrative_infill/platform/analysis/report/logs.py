@@ -49,6 +49,8 @@ def log_locations(paths: list[str], error: type[Exception] = NoSuccessfulLogErro
         if local and not Path(path).is_dir():
             raise error(f"{path}: no such log or folder")
         found = sorted(info.name for info in list_eval_logs(path, recursive=True))
+        if local:  # Inspect's listing passes over a dangling or looping link: named unreadable, not dropped
+            found += sorted(str(p) for p in Path(path).rglob("*.eval") if p.is_symlink() and not p.is_file())
         if not found:
             raise error(f"{path}: no .eval logs in this folder")
         files += found
