@@ -46,9 +46,12 @@ def same_rescored(a: float, b: float) -> bool:
 
 
 def clip(low: float, high: float, bounds: tuple[float, float]) -> tuple[float, float, bool]:
-    """(low, high) cut to the score's ``bounds``, and whether either was cut (NaN stays NaN)."""
-    cut = low < bounds[0] or high > bounds[1]
-    return (bounds[0] if low < bounds[0] else low), (bounds[1] if high > bounds[1] else high), cut
+    """(low, high) cut to the score's ``bounds``, and whether either was cut (NaN stays NaN): each
+    end into the range, so an interval wholly past an edge stays ordered (it becomes the edge)."""
+    floor, ceiling = bounds
+    inside = [floor if value < floor else ceiling if value > ceiling else value for value in (low, high)]
+    outside = any(not floor <= value <= ceiling for value in (low, high) if not math.isnan(value))
+    return inside[0], inside[1], outside
 
 
 def is_missing(value: Any) -> bool:

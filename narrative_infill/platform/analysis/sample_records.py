@@ -145,6 +145,8 @@ def read_log(location: str) -> tuple[dict[tuple[str, int], Any], list | None]:
 
         samples = read_eval_log_samples(location, all_samples_required=False)
         return _by_sample(location, "records", list(samples)), None
+    from zstandard import ZstdError  # Inspect's member compression: a damaged member raises its error
+
     try:
         with zipfile.ZipFile(_local_path(location)) as archive:
             entries = archive.infolist()
@@ -155,7 +157,7 @@ def read_log(location: str) -> tuple[dict[tuple[str, int], Any], list | None]:
             ]
             listed = [entry for entry in entries if entry.filename == SUMMARIES]
             summaries = [_view(summary) for entry in listed for summary in json.loads(archive.read(entry))]
-    except (OSError, zipfile.BadZipFile, ValueError, KeyError, TypeError, AttributeError) as err:
+    except (OSError, zipfile.BadZipFile, ValueError, KeyError, TypeError, AttributeError, ZstdError) as err:
         raise SummaryMismatchError(f"{location}: its samples cannot be read ({err})") from None
     keyed = _by_sample(location, "records", records)
     if listed:

@@ -25,8 +25,11 @@ def _compare(args: argparse.Namespace) -> int:
     from ..analysis.compare import QUANTITIES, compare_runs, markdown
 
     pair_on, metrics = (
-        tuple(f for f in (value or "").split(",") if f) for value in (args.pair_on, args.metrics)
+        tuple(f for f in map(str.strip, (value or "").split(",")) if f)
+        for value in (args.pair_on, args.metrics)
     )
+    if args.metrics is not None and not metrics:  # an empty variable in a script: not "every quantity"
+        raise OptionError(f"--metrics: no quantity named; choose from {', '.join(QUANTITIES)}")
     unknown = [m for m in metrics if m not in QUANTITIES]
     if unknown:
         raise OptionError(f"--metrics: unknown {', '.join(unknown)}; choose from {', '.join(QUANTITIES)}")

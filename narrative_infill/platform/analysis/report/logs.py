@@ -49,6 +49,8 @@ def log_locations(paths: list[str], error: type[Exception] = NoSuccessfulLogErro
         if local and not Path(path).is_dir():
             raise error(f"{path}: no such log or folder")
         found = sorted(info.name for info in list_eval_logs(path, recursive=True))
+        if local:  # Inspect's listing passes over a dangling or looping link: named unreadable, not dropped
+            found += sorted(str(p) for p in Path(path).rglob("*.eval") if p.is_symlink() and not p.is_file())
         if not found:
             raise error(f"{path}: no .eval logs in this folder")
         files += found
@@ -57,11 +59,16 @@ def log_locations(paths: list[str], error: type[Exception] = NoSuccessfulLogErro
 
 def read_log(location: str, error: type[Exception] = NoSuccessfulLogError, header_only: bool = True):
     """A log (its header by default), or ``error`` naming a file that is not a readable Inspect log."""
+    import zipfile
+    import zlib
+
     from inspect_ai.log import read_eval_log
+    from zstandard import ZstdError  # Inspect's member compression: damaged bytes raise its error
 
     try:
         return read_eval_log(location, header_only=header_only)
-    except (ValueError, KeyError, OSError) as err:  # not a zip ("EOCD not found"), not a log (pydantic)
+    # not a zip ("EOCD not found"), not a log (pydantic), a damaged member (a whole zip directory)
+    except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile, zlib.error, ZstdError) as err:
         reason = str(err).partition("\n")[0]
         raise error(f"{location}: not a readable Inspect log ({reason})") from None
 
@@ -90,8 +97,9 @@ def readable_paths(paths: list[str], skip_unreadable: bool) -> tuple[list[str], 
     if not skip_unreadable:
         return paths, []
     headers, skipped = read_headers(paths, skip_unreadable=True)
-    if not headers:
-        raise NoSuccessfulLogError(f"no readable log in {', '.join(map(str, paths))}")
+    if not headers:  # every log set aside: the lines say why, else the user learns nothing of them
+        found = "".join(f"\n  {line}" for line in skipped)
+        raise NoSuccessfulLogError(f"no readable log in {', '.join(map(str, paths))}{found}")
     return list(headers), skipped
 
 
