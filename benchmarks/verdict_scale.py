@@ -8,7 +8,7 @@ cold (an empty cache folder: a machine that never read these answers) and warm (
 cache its cold run left). From the two sizes: each step's cost an answer at the margin and its fixed
 cost, and the extrapolations to a full-track entry (82,278 answers), to a cold board of twenty such
 entries and to the rebuild of that board unchanged.
-Usage: python benchmarks/verdict_scale.py [--sizes 1 2] [--keep DIR]
+Usage: python benchmarks/verdict_scale.py [--sizes 1 2] [--steps submit verify leaderboard] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def timed(command: list[str], cache: Path) -> float:
     return seconds
 
 
-def measure(per_setting: int, root: Path) -> dict[str, dict[str, float]]:
+def measure(per_setting: int, root: Path, steps: list[str]) -> dict[str, dict[str, float]]:
     """{step: {"cold": s, "warm": s}} for one entry of ``per_setting`` rows a setting."""
     logs, board = root / "logs", root / "submissions"
     logs.mkdir(parents=True)
@@ -106,7 +106,7 @@ def measure(per_setting: int, root: Path) -> dict[str, dict[str, float]]:
         "leaderboard": [*cli, "leaderboard", str(board), "--logs", str(logs), "-o", str(root / "site")],
     }
     times: dict[str, dict[str, float]] = {}
-    for step in STEPS:
+    for step in steps:
         cache = root / f"cache-{step}"  # each step on a machine of its own: its cold run reads all
         times[step] = {"cold": timed(commands[step], cache), "warm": timed(commands[step], cache)}
         (board / "entry.json.verification.json").unlink(missing_ok=True)  # not a submission
@@ -147,6 +147,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[1, 2], help="rows per setting, two sizes")
     parser.add_argument("--keep", type=Path, help="write the logs and caches here and keep them")
+    parser.add_argument(
+        "--steps", nargs="+", choices=STEPS, default=list(STEPS),
+        help="the steps to time (CI's smoke times submit alone: each step is a process start a size)",
+    )  # fmt: skip
     args = parser.parse_args()
     small, large = sorted(args.sizes)
     if small == large or 9 * large > min(FLUENCY_READS, RESCORED):
@@ -155,7 +159,7 @@ def main() -> None:
         )
     with tempfile.TemporaryDirectory() as scratch:
         root = args.keep or Path(scratch)
-        measured = {size: measure(size, root / f"size-{size}") for size in (small, large)}
+        measured = {size: measure(size, root / f"size-{size}", args.steps) for size in (small, large)}
     fluency_s, rescore_s = read_costs(large)
     print(f"cold, in process: {fluency_s:.3f} s a fluency reading, {rescore_s:.4f} s a metrics re-scoring")
     answers = {size: 9 * size for size in (small, large)}
@@ -166,7 +170,7 @@ def main() -> None:
         "| drawn: full entry h |"
     )
     print("|---|---|---|---|---|---|")
-    for step in STEPS:
+    for step in args.steps:
         for state in ("cold", "warm"):
             a, b = measured[small][step][state], measured[large][step][state]
             margin = (b - a) / (answers[large] - answers[small])
@@ -188,7 +192,7 @@ def main() -> None:
                 print(
                     f"board of {BOARD} full entries, {what}: {((drawn - fixed) * BOARD + fixed) / 60:.1f} min"
                 )
-    print(f"full entry (drawn): submit + verify + leaderboard cold {totals['cold'] / 3600:.2f} h")
+    print(f"full entry (drawn): {' + '.join(args.steps)} cold {totals['cold'] / 3600:.2f} h")
     if negative:
         print(f"negative at {', '.join(negative)}: the load moved more than the cost an answer; re-measure")
 
