@@ -1,6 +1,7 @@
 """The judge's reply parser: linear time on every hostile shape, a capped reply, and one verdict only.
 
-Timing is a growth ratio measured side by side, never a wall-clock bound: each size parses the
+Timing is a growth ratio measured side by side in this process's CPU time (another process's load
+does not move it), never a wall-clock bound: each size parses the
 same total number of characters (16 KB sixteen times, 64 KB four times, 256 KB once), so a
 linear parser costs about the same at each size and a quadratic one sixteen times more at 256 KB
 than at 16 KB. The bound (6x) is generous for noise and caches, and far below quadratic growth.
@@ -55,11 +56,11 @@ SHAPES = {
 
 
 def _time(text: str, repeats: int) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(repeats):
         with contextlib.suppress(JudgementError):
             parse_judgement(text)
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 def growth(shape) -> list[float]:
