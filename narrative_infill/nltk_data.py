@@ -218,3 +218,27 @@ def ensure_wordnet() -> None:
         raise NltkDataMissing(f"NLTK's WordNet 3.0 (needed by METEOR) is not in {data_dir}. {SETUP_HINT}")
     if str(data_dir) not in nltk.data.path:
         nltk.data.path.append(str(data_dir))
+
+
+@cache
+def english_wordnet():
+    """NLTK's WordNet 3.0 reader (the stock corpus's files) without the version map of the Open
+    Multilingual Wordnet: the stock reader builds it at every start from ``index.sense`` (206,941
+    lines, read twice; about 60% of WordNet's load), and only other languages' lemmas read it.
+    METEOR, the story-reuse guard and the story rules look up English words, which the map never
+    touches; all read this one reader, loaded once per process (the stock one beside it took 12 s
+    more of every report)."""
+    import warnings
+
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    ensure_wordnet()
+
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):
+            return None
+
+    with warnings.catch_warnings():  # "multilingual functions are not available": none are used
+        warnings.simplefilter("ignore", UserWarning)
+        return EnglishWordNet(nltk.data.find("corpora/wordnet"), omw_reader=None)

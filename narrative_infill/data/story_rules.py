@@ -39,12 +39,10 @@ _POSSESSIVE = {"he": "his", "she": "her", "they": "their", "i": "my"}
 @cache
 def _commonest_sense():
     """A word -> the part of speech of its commonest WordNet sense, None when WordNet lacks it
-    (WordNet loaded once, lazily; the lookups kept in a bounded cache)."""
-    from nltk.corpus import wordnet
+    (METEOR's WordNet reader, loaded once a process, lazily; the lookups kept in a bounded cache)."""
+    from ..nltk_data import english_wordnet
 
-    from ..nltk_data import ensure_wordnet
-
-    ensure_wordnet()
+    wordnet = english_wordnet()
 
     @lru_cache(maxsize=2**16)
     def commonest(word: str) -> str | None:

@@ -7,7 +7,9 @@ none) loads no model. No model is loaded here: the loaders are replaced by stand
 
 from __future__ import annotations
 
-from narrative_infill.scorers.metrics import lexical, loading, pairs, reuse
+from narrative_infill import nltk_data
+from narrative_infill.data import story_rules
+from narrative_infill.scorers.metrics import loading, pairs, reuse
 
 
 class _RecordingWordNet:
@@ -22,13 +24,27 @@ class _RecordingWordNet:
 def test_story_reuse_reads_meteors_wordnet_reader(monkeypatch):
     """Failed before: the guard looked words up in ``nltk.corpus.wordnet``, a second reader."""
     reader = _RecordingWordNet()
-    monkeypatch.setattr(lexical, "english_wordnet", lambda: reader)
+    monkeypatch.setattr(nltk_data, "english_wordnet", lambda: reader)
     reuse._synonym_stems.cache_clear()
     try:
         reuse._synonym_stems("sailboat")
     finally:
         reuse._synonym_stems.cache_clear()  # nothing the stand-in answered stays cached
     assert reader.looked_up == ["sailboat"]
+
+
+def test_the_story_rules_read_meteors_wordnet_reader(monkeypatch):
+    """Failed before: the story rules' sense look-up loaded ``nltk.corpus.wordnet``, the stock
+    reader with its multilingual map (12 of a 24-sample report's 65 s, in every process that
+    computes the null rules: report, submit, verify, leaderboard)."""
+    reader = _RecordingWordNet()
+    monkeypatch.setattr(nltk_data, "english_wordnet", lambda: reader)
+    story_rules._commonest_sense.cache_clear()
+    try:
+        assert story_rules._commonest_sense()("harbour") is None
+    finally:
+        story_rules._commonest_sense.cache_clear()
+    assert reader.looked_up == ["harbour"]
 
 
 def test_the_background_load_warms_the_story_reuse_guard(monkeypatch):

@@ -45,6 +45,8 @@ class _MemoWordNet:
     reader (WordNet 3.0) never changes within a process, so the results are the same."""
 
     def __init__(self):
+        from ...nltk_data import english_wordnet
+
         wordnet = english_wordnet()
         self._wordnet = wordnet
         self.synsets = lru_cache(maxsize=100_000)(wordnet.synsets)
@@ -93,31 +95,6 @@ class _SynonymsOf:
         if any(form in self._related for pos in _POS for form in self._wordnet.base_forms(lowered, pos)):
             return self._wordnet.synsets(word)
         return []
-
-
-@cache
-def english_wordnet():
-    """NLTK's WordNet 3.0 reader (the stock corpus's files) without the version map of the Open
-    Multilingual Wordnet: the stock reader builds it at every start from ``index.sense`` (206,941
-    lines, read twice; about 60% of WordNet's load), and only other languages' lemmas read it.
-    METEOR and the story-reuse guard look up English words, which the map never touches; both
-    read this one reader, loaded once per process."""
-    import warnings
-
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    from ...nltk_data import ensure_wordnet
-
-    ensure_wordnet()
-
-    class EnglishWordNet(WordNetCorpusReader):
-        def map_wn(self, version="wordnet"):
-            return None
-
-    with warnings.catch_warnings():  # "multilingual functions are not available": none are used
-        warnings.simplefilter("ignore", UserWarning)
-        return EnglishWordNet(nltk.data.find("corpora/wordnet"), omw_reader=None)
 
 
 @cache

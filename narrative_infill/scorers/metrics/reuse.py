@@ -85,7 +85,7 @@ def _synonym_stems(word: str) -> frozenset[str]:
     """The stems of the one-word lemmas of ``word``'s first ``SYNONYM_SENSES`` WordNet senses."""
     if len(word) > _LOOKUP_MAX_LETTERS:
         return frozenset()
-    from .lexical import english_wordnet
+    from ...nltk_data import english_wordnet
 
     wordnet = english_wordnet()
     content_stem = _content_stem()
