@@ -101,13 +101,13 @@ def test_cot_on_a_short_context_is_capped_and_says_so(vllm_server, tmp_path):
         "narrative_infill/cot",
         model=served(vllm_server),
         task_args={"data": "demo"},
-        limit=2,
+        limit=1,  # one sample shows the cap; a reasoning answer may run to it (thousands of CPU tokens)
         max_retries=2,
         timeout=600,
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
-    assert_complete(log, 2)
+    assert_complete(log, 1)
     for sample in log.samples:
         limit = sample.metadata[METADATA_KEY]
         assert limit["requested"] == 4096 and limit["served_context"] == SERVED_CONTEXT
